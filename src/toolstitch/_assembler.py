@@ -1,0 +1,600 @@
+"""The assembler: tool-call deltas in, events and complete calls out. Sans-I/O.
+
+Theory of operation
+-------------------
+Deltas are routed by index to one ``_Call`` each. A call accumulates its id (set once, never
+concatenated), its name (concatenated) and its argument fragments, which go through the
+call's own ``ArgumentsTokenizer``. The call's state moves only along ``_machine.TABLE``
+(derived from ``grammars/call-machine.json``), and only when it changes.
+
+A call becomes ready - ``CallReady``, returned by the very ``feed`` that made it so - when its
+arguments object has closed *and* its name and id are known; whichever arrives last triggers
+it. It is discarded - ``CallDiscarded`` - by the feed that delivered its first invalid
+character or passed a limit. ``finish`` resolves every call still open, so each call that
+starts ends exactly once. A discarded call ignores later deltas; a complete call accepts
+trailing whitespace and warns once about anything else. Nothing here raises on bad data
+from the model; only input that is not a delta at all raises ``InvalidDelta``, before any
+state changes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from ._deltas import Delta, coerce_delta
+from ._diagnose import WHITESPACE, diagnose, locate, snippet
+from ._errors import (
+    ConflictingId,
+    LimitExceeded,
+    MalformedArguments,
+    MissingName,
+    ToolCallError,
+    TrailingArguments,
+    TruncatedArguments,
+    UnexpectedDelta,
+)
+from ._events import (
+    ArgumentsDelta,
+    CallDiscarded,
+    CallReady,
+    CallSnapshot,
+    CallStarted,
+    CallState,
+    CallWarning,
+    Event,
+    ToolCall,
+)
+from ._limits import Limits
+from ._machine import TABLE, IllegalTransition
+from ._tokenizer import (
+    ArgumentsTokenizer,
+    DepthExceeded,
+    DigitsExceeded,
+    InvalidFragment,
+    JSONEventListener,
+)
+
+__all__ = ["GENERATED_ID_PREFIX", "Assembler"]
+
+#: Calls that end complete without ever receiving an id get ``f"{GENERATED_ID_PREFIX}{index}"``
+#: (with ``-2``, ``-3``… appended if the stream already used that id).
+GENERATED_ID_PREFIX = "toolstitch_call_"
+
+_AWAITING_ID = CallState.AWAITING_ID
+_ACCUMULATING_NAME = CallState.ACCUMULATING_NAME
+_ACCUMULATING_ARGS = CallState.ACCUMULATING_ARGS
+_COMPLETE = CallState.COMPLETE
+_DISCARDED = CallState.DISCARDED
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+class _Call:
+    """Everything known about one call index. Private and mutable; snapshots are public."""
+
+    __slots__ = (
+        "closed",
+        "error",
+        "id",
+        "index",
+        "length",
+        "name",
+        "parts",
+        "ready_length",
+        "result",
+        "state",
+        "tokenizer",
+        "trailing_offset",
+        "trailing_warned",
+        "type",
+    )
+
+    def __init__(self, index: int, tokenizer: ArgumentsTokenizer) -> None:
+        self.index = index
+        self.id: str | None = None
+        self.type: str | None = None
+        self.name = ""
+        self.parts: list[str] = []
+        self.length = 0
+        self.state = _AWAITING_ID
+        self.error: ToolCallError | None = None
+        self.tokenizer = tokenizer
+        self.closed = False  # the arguments object has closed
+        self.ready_length = 0  # characters of text that belong to the closed object
+        self.trailing_warned = False
+        self.trailing_offset: int | None = None  # trailing text seen, warning not yet sent
+        self.result: ToolCall | None = None
+
+    def text(self) -> str:
+        parts = self.parts
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        return parts[0] if parts else ""
+
+    def move(self, trigger: str) -> None:
+        try:
+            self.state = TABLE[self.state, trigger]
+        except KeyError:
+            raise IllegalTransition(self.state, trigger) from None
+
+    def snapshot(self) -> CallSnapshot:
+        return CallSnapshot(
+            index=self.index,
+            id=self.id,
+            name=self.name or None,
+            arguments=self.text(),
+            state=self.state,
+            error=self.error,
+        )
+
+
+class Assembler:
+    """Assembles streamed tool-call deltas into complete, validated tool calls.
+
+    Feed it every tool-call delta of one model response, in order, with ``feed``; call
+    ``finish`` when the response ends. Each returns the events it caused. ``reset`` forgets
+    everything, for the next response.
+
+    ``limits`` bounds memory and work (see ``Limits``). ``empty_arguments`` is the JSON object
+    text that a call whose arguments stayed empty (or whitespace) gets at ``finish``.
+    ``json_listener``, if given, receives the tokenizer's JSON events of every call as
+    ``(index, batch)``; nothing is spent on them when it is ``None``.
+    """
+
+    __slots__ = (
+        "_by_id",
+        "_calls",
+        "_discarded_overflow",
+        "_empty_arguments",
+        "_empty_parsed",
+        "_json_listener",
+        "_last",
+        "_limits",
+        "_open",
+    )
+
+    def __init__(
+        self,
+        *,
+        limits: Limits | None = None,
+        empty_arguments: str = "{}",
+        json_listener: Any = None,
+    ) -> None:
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
+        self._limits = limits or Limits()
+        if not isinstance(empty_arguments, str):
+            raise TypeError("empty_arguments must be a str holding a JSON object")
+        try:
+            parsed = json.loads(empty_arguments, parse_constant=_reject_constant)
+        except ValueError:
+            parsed = None
+        if not isinstance(parsed, dict):
+            raise ValueError(f"empty_arguments must be a JSON object text, got {empty_arguments!r}")
+        self._empty_arguments = empty_arguments
+        self._empty_parsed: dict[str, Any] = parsed
+        self._json_listener = json_listener
+        self._calls: dict[int, _Call] = {}
+        self._discarded_overflow: set[int] = set()
+        self._by_id: dict[str, _Call] = {}
+        self._last: _Call | None = None
+        self._open = 0
+
+    # -- public surface ---------------------------------------------------------------------
+
+    @property
+    def limits(self) -> Limits:
+        return self._limits
+
+    @property
+    def pending(self) -> int:
+        """Calls neither complete nor discarded."""
+        return self._open
+
+    @property
+    def calls(self) -> tuple[CallSnapshot, ...]:
+        """Every call seen so far (within ``max_calls``), in index order."""
+        return tuple(self._calls[i].snapshot() for i in sorted(self._calls))
+
+    def complete(self) -> list[ToolCall]:
+        """The complete calls, sorted by index."""
+        calls = self._calls
+        return [result for index in sorted(calls) if (result := calls[index].result) is not None]
+
+    def reset(self) -> None:
+        """Forget every call (between rounds of a tool loop); limits and options stay."""
+        self._calls = {}
+        self._discarded_overflow = set()
+        self._by_id = {}
+        self._last = None
+        self._open = 0
+
+    def feed(self, delta: object) -> list[Event]:
+        """Take one tool-call delta; return the events it caused.
+
+        ``delta`` is a ``Delta``, a Mapping in the OpenAI wire shape, or an object with the
+        same attributes (the ``openai`` SDK's ``ChoiceDeltaToolCall``). Raises
+        ``InvalidDelta`` (and changes nothing) for anything else.
+        """
+        d = coerce_delta(delta)
+        events: list[Event] = []
+        call = self._route(d, events)
+        if call is None or call.state is _DISCARDED:
+            return events
+        self._last = call
+        if d.type is not None and call.type is None:
+            call.type = d.type
+        if d.id:
+            self._take_id(call, d.id, events)
+        if d.name:
+            self._take_name(call, d.name, events)
+        if d.arguments and call.state is not _DISCARDED:
+            self._take_arguments(call, d.arguments, events)
+        if (
+            call.closed
+            and call.name
+            and call.id is not None
+            and call.state is not _COMPLETE
+            and call.state is not _DISCARDED
+        ):
+            self._ready(call, events)
+        if call.trailing_offset is not None:
+            # Reported after CallReady when the same fragment closed the object.
+            self._trailing(call, call.trailing_offset, events)
+        return events
+
+    def feed_all(self, deltas: Iterable[object]) -> list[Event]:
+        """``feed`` each delta in turn; the events of all of them, in order."""
+        events: list[Event] = []
+        for delta in deltas:
+            events.extend(self.feed(delta))
+        return events
+
+    def finish(self) -> list[Event]:
+        """The response ended: resolve every open call. Idempotent.
+
+        No name: discarded with ``MissingName``. Arguments empty or whitespace: complete,
+        with ``empty_arguments``. Arguments a valid but unclosed prefix: discarded with
+        ``TruncatedArguments``. A complete call without an id gets a generated one.
+        """
+        events: list[Event] = []
+        for index in sorted(self._calls):
+            call = self._calls[index]
+            if call.state.is_final:
+                continue
+            if not call.name:
+                self._discard(
+                    call,
+                    MissingName("the call never received a function name"),
+                    events,
+                )
+            elif call.closed:
+                self._ready(call, events)
+            elif not call.text().strip(WHITESPACE):
+                self._ready(call, events, empty=True)
+            else:
+                self._discard(
+                    call,
+                    TruncatedArguments(
+                        "the stream ended before the arguments object closed "
+                        f"({call.length} characters received, "
+                        f"{_open_brackets(call.text())} still open)"
+                    ),
+                    events,
+                )
+        return events
+
+    # -- routing ----------------------------------------------------------------------------
+
+    def _route(self, d: Delta, events: list[Event]) -> _Call | None:
+        index = d.index
+        if index is None:
+            # No index: a new id opens a new call at the next free index; anything else
+            # continues the most recent call (see docs/concepts.md, "Deltas without index").
+            last = self._last
+            if d.id and d.id in self._by_id:
+                return self._by_id[d.id]
+            if last is not None and not (d.id and last.id is not None):
+                return last
+            index = max(self._calls, default=-1) + 1
+            if self._discarded_overflow:
+                index = max(index, max(self._discarded_overflow) + 1)
+        call = self._calls.get(index)
+        if call is not None:
+            return call
+        if index in self._discarded_overflow:
+            return None
+        if len(self._calls) >= self._limits.max_calls:
+            self._discarded_overflow.add(index)
+            error = LimitExceeded(
+                f"more than {self._limits.max_calls} calls in one stream",
+                limit="max_calls",
+                value=self._limits.max_calls,
+                index=index,
+                call_id=d.id,
+                name=d.name,
+            )
+            events.append(CallStarted(index=index, id=d.id, name=d.name))
+            events.append(
+                CallDiscarded(index=index, id=d.id, name=d.name, arguments="", error=error)
+            )
+            return None
+        limits = self._limits
+        listener = self._json_listener
+        call = _Call(
+            index,
+            ArgumentsTokenizer(
+                max_depth=limits.max_depth,
+                max_number_digits=limits.max_number_digits,
+                listener=None if listener is None else _bind_listener(listener, index),
+            ),
+        )
+        self._calls[index] = call
+        self._open += 1
+        events.append(CallStarted(index=index, id=d.id or None, name=d.name or None))
+        return call
+
+    # -- pieces of a delta ------------------------------------------------------------------
+
+    def _take_id(self, call: _Call, call_id: str, events: list[Event]) -> None:
+        if call.id is None:
+            if len(call_id) > self._limits.max_id_chars:
+                self._limit(call, "max_id_chars", len(call_id), events)
+                return
+            call.id = call_id
+            self._by_id.setdefault(call_id, call)
+            if call.state is _AWAITING_ID:
+                call.move("receive_id")
+                if call.length:
+                    call.move("receive_arguments")
+        elif call.id != call_id:
+            events.append(
+                CallWarning(
+                    index=call.index,
+                    error=ConflictingId(
+                        f"the call already has id {call.id!r}; ignored {call_id!r}",
+                        received=call_id,
+                        index=call.index,
+                        call_id=call.id,
+                        name=call.name or None,
+                    ),
+                )
+            )
+
+    def _take_name(self, call: _Call, name: str, events: list[Event]) -> None:
+        if call.state is _COMPLETE:
+            events.append(
+                CallWarning(
+                    index=call.index,
+                    error=UnexpectedDelta(
+                        f"name text {name!r} arrived after the call was complete; ignored",
+                        index=call.index,
+                        call_id=call.id,
+                        name=call.name,
+                    ),
+                )
+            )
+            return
+        if len(call.name) + len(name) > self._limits.max_name_chars:
+            self._limit(call, "max_name_chars", len(call.name) + len(name), events)
+            return
+        call.name += name
+
+    def _take_arguments(self, call: _Call, fragment: str, events: list[Event]) -> None:
+        if call.closed:
+            self._after_close(call, fragment, events)
+            return
+        length = call.length + len(fragment)
+        if length > self._limits.max_argument_chars:
+            self._limit(call, "max_argument_chars", length, events)
+            return
+        call.parts.append(fragment)
+        call.length = length
+        if call.state is _ACCUMULATING_NAME:
+            call.move("receive_arguments")
+        try:
+            closed = call.tokenizer.feed(fragment)
+        except InvalidFragment:
+            self._malformed(call, events)
+            return
+        except DepthExceeded:
+            self._too_deep(call, events)
+            return
+        except DigitsExceeded as exc:
+            self._limit(
+                call, "max_number_digits", self._limits.max_number_digits, events, offset=exc.offset
+            )
+            return
+        events.append(ArgumentsDelta(index=call.index, fragment=fragment))
+        if closed:
+            call.closed = True
+            call.ready_length = length
+
+    def _after_close(self, call: _Call, fragment: str, events: list[Event]) -> None:
+        offset = call.length
+        if offset + len(fragment) <= self._limits.max_argument_chars:
+            # Past the limit the text stops growing; the call itself already stands.
+            call.parts.append(fragment)
+            call.length += len(fragment)
+        rest = fragment.lstrip(WHITESPACE)
+        if rest and not call.trailing_warned:
+            self._trailing(call, offset + len(fragment) - len(rest), events)
+
+    # -- outcomes ---------------------------------------------------------------------------
+
+    def _ready(self, call: _Call, events: list[Event], *, empty: bool = False) -> None:
+        if empty:
+            arguments, parsed = self._empty_arguments, dict(self._empty_parsed)
+        else:
+            arguments = call.text()[: call.ready_length]
+            source = arguments
+            if call.tokenizer.saw_surrogates:
+                source = source.encode("utf-16", "surrogatepass").decode("utf-16")
+            try:
+                parsed = json.loads(source, parse_constant=_reject_constant)
+            except (ValueError, RecursionError) as exc:
+                # The tokenizer accepted what json.loads refuses: never report it ready.
+                self._unloadable(call, exc, events)
+                return
+        if call.id is None:
+            call.id = self._generate_id(call.index)
+            self._by_id[call.id] = call
+        call.result = ToolCall(
+            index=call.index,
+            id=call.id,
+            type=call.type or "function",
+            name=call.name,
+            arguments=arguments,
+            parsed_arguments=parsed,
+        )
+        call.move("complete")
+        self._open -= 1
+        events.append(CallReady(call=call.result))
+
+    def _unloadable(self, call: _Call, exc: Exception, events: list[Event]) -> None:
+        text = call.text()
+        offset = getattr(exc, "pos", None)
+        if not isinstance(offset, int):
+            offset = 0
+        line, column = locate(text, offset)
+        self._discard(
+            call,
+            MalformedArguments(
+                f"the arguments do not load as JSON: {exc}",
+                offset=offset,
+                line=line,
+                column=column,
+                snippet=snippet(text, offset),
+                expected="valid JSON",
+            ),
+            events,
+        )
+
+    def _generate_id(self, index: int) -> str:
+        candidate = f"{GENERATED_ID_PREFIX}{index}"
+        n = 1
+        while candidate in self._by_id:
+            n += 1
+            candidate = f"{GENERATED_ID_PREFIX}{index}-{n}"
+        return candidate
+
+    def _discard(self, call: _Call, error: ToolCallError, events: list[Event]) -> None:
+        error.index = call.index
+        error.call_id = call.id
+        error.name = call.name or None
+        call.error = error
+        call.move("discard")
+        self._open -= 1
+        # A discarded call keeps its text for the error report, but stops its tokenizer.
+        events.append(
+            CallDiscarded(
+                index=call.index,
+                id=call.id,
+                name=call.name or None,
+                arguments=call.text(),
+                error=error,
+            )
+        )
+
+    def _limit(
+        self,
+        call: _Call,
+        limit: str,
+        value: int,
+        events: list[Event],
+        *,
+        offset: int | None = None,
+    ) -> None:
+        allowed = getattr(self._limits, limit)
+        where = "" if offset is None else f" at offset {offset}"
+        error = LimitExceeded(
+            f"the call passed Limits.{limit} = {allowed} ({value}){where}",
+            limit=limit,
+            value=value,
+            offset=offset,
+        )
+        self._discard(call, error, events)
+
+    def _malformed(self, call: _Call, events: list[Event]) -> None:
+        text = call.text()
+        found = diagnose(text)
+        if found.offset is not None and found.end is not None:
+            # The object closed earlier in this very fragment and text follows it.
+            call.closed = True
+            call.ready_length = found.end
+            call.trailing_offset = found.offset
+            events.append(ArgumentsDelta(index=call.index, fragment=call.parts[-1]))
+            return
+        offset = len(text) - 1 if found.offset is None else found.offset
+        expected = found.expected or "valid JSON"
+        line, column = locate(text, offset)
+        got = repr(text[offset]) if offset < len(text) else "the end"
+        error = MalformedArguments(
+            f"invalid JSON in the arguments at line {line}, column {column} "
+            f"(offset {offset}): expected {expected}, got {got}",
+            offset=offset,
+            line=line,
+            column=column,
+            snippet=snippet(text, offset),
+            expected=expected,
+        )
+        self._discard(call, error, events)
+
+    def _too_deep(self, call: _Call, events: list[Event]) -> None:
+        found = diagnose(call.text(), self._limits.max_depth)
+        self._limit(call, "max_depth", self._limits.max_depth + 1, events, offset=found.too_deep)
+
+    def _trailing(self, call: _Call, offset: int, events: list[Event]) -> None:
+        call.trailing_warned = True
+        call.trailing_offset = None
+        text = call.text()
+        line, column = locate(text, offset)
+        events.append(
+            CallWarning(
+                index=call.index,
+                error=TrailingArguments(
+                    f"text after the arguments object at line {line}, column {column} "
+                    f"(offset {offset}) was ignored: {text[offset : offset + 20]!r}",
+                    offset=offset,
+                    line=line,
+                    column=column,
+                    snippet=snippet(text, offset),
+                    index=call.index,
+                    call_id=call.id,
+                    name=call.name or None,
+                ),
+            )
+        )
+
+
+def _bind_listener(listener: Any, index: int) -> JSONEventListener:
+    def forward(batch: list[tuple[str, object]]) -> None:
+        listener(index, batch)
+
+    return forward
+
+
+def _open_brackets(text: str) -> str:
+    """How many containers an unclosed (valid) prefix leaves open, for messages."""
+    depth = 0
+    in_string = False
+    escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return f"{depth} container{'s' if depth != 1 else ''}"

@@ -1,0 +1,135 @@
+"""What the assembler produces: call states, events, complete calls and snapshots.
+
+Every class here is a frozen, slotted value object; the assembler creates them and
+callers only read them.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._errors import ToolCallError
+
+__all__ = [
+    "ArgumentsDelta",
+    "CallDiscarded",
+    "CallReady",
+    "CallSnapshot",
+    "CallStarted",
+    "CallState",
+    "CallWarning",
+    "Event",
+    "ToolCall",
+]
+
+
+class CallState(str, enum.Enum):
+    """Where one call is in its life; the values are stable strings."""
+
+    AWAITING_ID = "awaiting-id"
+    ACCUMULATING_NAME = "accumulating-name"
+    ACCUMULATING_ARGS = "accumulating-args"
+    COMPLETE = "complete"
+    DISCARDED = "discarded"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def is_final(self) -> bool:
+        return self is CallState.COMPLETE or self is CallState.DISCARDED
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCall:
+    """A complete, valid tool call, ready to dispatch.
+
+    ``arguments`` is exactly the concatenated fragments (the model's own whitespace and key
+    order); ``parsed_arguments`` is that text loaded as a dict.
+    """
+
+    index: int
+    id: str
+    name: str
+    arguments: str
+    parsed_arguments: dict[str, Any] = field(hash=False)
+    type: str = "function"
+
+    def to_openai(self) -> dict[str, Any]:
+        """The OpenAI Chat Completions wire form of this call, for an assistant message."""
+        return {
+            "id": self.id,
+            "type": self.type,
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+    def arguments_json(self) -> str:
+        """The arguments re-serialised compactly (for providers that want canonical JSON)."""
+        return json.dumps(self.parsed_arguments, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallSnapshot:
+    """A read-only view of one call as it stands: ``arguments`` is the text so far."""
+
+    index: int
+    id: str | None
+    name: str | None
+    arguments: str
+    state: CallState
+    error: ToolCallError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base class of everything ``Assembler.feed`` and ``Assembler.finish`` return."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallStarted(Event):
+    """A new call index was seen. ``id`` and ``name`` are what the first delta carried."""
+
+    index: int
+    id: str | None
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArgumentsDelta(Event):
+    """A non-empty fragment of a call's arguments, accepted as a valid continuation."""
+
+    index: int
+    fragment: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallReady(Event):
+    """The call is complete and valid: dispatch it now. Exactly once per call."""
+
+    call: ToolCall
+
+    @property
+    def index(self) -> int:
+        return self.call.index
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallDiscarded(Event):
+    """The call can never become valid; ``error`` says why. Exactly once per call."""
+
+    index: int
+    id: str | None
+    name: str | None
+    arguments: str
+    error: ToolCallError
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallWarning(Event):
+    """A problem that does not end the call (trailing text, a conflicting id, a quirk)."""
+
+    index: int
+    error: ToolCallError

@@ -1,0 +1,281 @@
+"""Incremental validation of one call's arguments, backed by ijson's C parser (yajl).
+
+Theory of operation
+-------------------
+Each call owns one ``ArgumentsTokenizer``, fed the argument fragments (``str``) in order. It
+drives one ``ijson.basic_parse_coro`` whose target is a plain list, so yajl appends its
+events from C and no Python runs per event unless someone listens.
+
+yajl re-reads an unfinished token from its start on every chunk, so a long string value fed
+in token-sized fragments would cost quadratic time (1 MB of ``write_file`` content: minutes).
+The tokenizer therefore tracks "inside a string" itself: it sends a string's opening quote at
+once (so yajl can say whether a string may stand there), holds the body back while
+validating it as it arrives with one regular expression, and sends the body with its closing
+quote in one piece. yajl then scans each string at most twice, and all work is linear.
+
+It also guards what yajl cannot: the top-level value must be an object; nesting deeper than
+``max_depth`` stops the call (yajl has no limit, ``json.loads`` fails near 1,000); a run of
+digits longer than ``max_number_digits`` never reaches yajl (longer integer literals crash
+ijson's C backend); a surrogate pair split across fragments is joined before encoding.
+
+Errors are located exactly by ``_diagnose`` on the error path only; this module only says
+*which fragment* went wrong, which is the fragment that delivered the first bad character.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Final
+
+import ijson
+
+from ._diagnose import STRING_TAIL, WHITESPACE, body_end
+
+__all__ = [
+    "BACKEND",
+    "ArgumentsTokenizer",
+    "DepthExceeded",
+    "DigitsExceeded",
+    "InvalidFragment",
+    "JSONEventBatch",
+    "JSONEventListener",
+]
+
+#: The ijson backend in use. ``yajl2_c`` is expected; see docs/concepts.md for the others.
+BACKEND: Final[str] = ijson.backend
+
+#: ``(event, value)`` pairs exactly as ``ijson.basic_parse`` yields them: ``start_map``,
+#: ``map_key``, ``end_map``, ``start_array``, ``end_array``, ``string``, ``number``
+#: (``int`` or ``Decimal``), ``boolean`` and ``null``.
+JSONEventBatch = list[tuple[str, object]]
+JSONEventListener = Callable[[JSONEventBatch], None]
+
+_DEPTH_STEP: Final[dict[str, int]] = {
+    "start_map": 1,
+    "start_array": 1,
+    "end_map": -1,
+    "end_array": -1,
+}
+_DIGITS: Final[str] = "0123456789"
+_DIGIT_RUN: Final = re.compile("[0-9]+")
+
+
+class InvalidFragment(Exception):
+    """The fragment just fed holds a character no JSON object text can hold there."""
+
+
+class DepthExceeded(Exception):
+    """The fragment just fed nests deeper than the tokenizer's ``max_depth``."""
+
+
+class DigitsExceeded(Exception):
+    """A run of digits outside strings grew past ``max_number_digits``.
+
+    ``offset`` is the offset, in the whole text, of the first digit past the limit.
+    """
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(offset)
+        self.offset = offset
+
+
+class _ListSink:
+    """An ijson target whose ``send`` *is* a list: yajl2_c then appends events from C."""
+
+    __slots__ = ("send",)
+
+    def __init__(self, events: JSONEventBatch) -> None:
+        self.send = events
+
+
+def _encode(text: str) -> bytes:
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        # A surrogate pair whose halves came in separate fragments: join it. A lone
+        # surrogate still fails to encode here and is reported as invalid.
+        try:
+            return text.encode("utf-16", "surrogatepass").decode("utf-16").encode()
+        except UnicodeError:
+            raise InvalidFragment from None
+
+
+class ArgumentsTokenizer:
+    """Validates one JSON object text fed in ``str`` fragments; knows nothing of calls.
+
+    ``feed`` returns ``True`` for the fragment that closes the top-level object, ``False``
+    otherwise, and raises ``InvalidFragment``, ``DepthExceeded`` or ``DigitsExceeded`` for the
+    fragment that makes the text invalid. After the close, or after an error, the tokenizer
+    must not be fed again: text after the close is the caller's business (whitespace or
+    trailing text), and an error is final.
+    """
+
+    __slots__ = (
+        "_depth",
+        "_digit_run",
+        "_events",
+        "_in_string",
+        "_listener",
+        "_max_depth",
+        "_max_digits",
+        "_offset",
+        "_pending",
+        "_send",
+        "_started",
+        "_tail",
+        "saw_surrogates",
+    )
+
+    def __init__(
+        self,
+        *,
+        max_depth: int,
+        max_number_digits: int,
+        listener: JSONEventListener | None = None,
+    ) -> None:
+        self._events: JSONEventBatch = []
+        self._send: Callable[[bytes], object] = ijson.basic_parse_coro(_ListSink(self._events)).send
+        self._listener = listener
+        self._max_depth = max_depth
+        self._max_digits = max_number_digits
+        self._depth = 0
+        self._started = False
+        self._in_string = False
+        self._pending: list[str] = []  # held-back body of the open string
+        self._tail = ""  # end of the held body that may still become an escape or a pair
+        self._digit_run = 0  # digits at the end of the text sent so far, outside strings
+        self._offset = 0  # characters fed so far
+        #: Whether any fragment carried surrogate code points (a pair split in two).
+        self.saw_surrogates = False
+
+    def _string_end(self, text: str, start: int) -> int:
+        """Offset after the closing quote of the string open at ``start``; -1 if still open.
+
+        Validates the content on the way; the unfinished end of an escape or of a surrogate
+        pair is kept in ``_tail`` to be checked with the next fragment.
+        """
+        end = body_end(text, start)
+        if end == len(text):
+            self._tail = ""
+            return -1
+        if text[end] == '"':
+            self._tail = ""
+            return end + 1
+        if STRING_TAIL.match(text, end):
+            self._tail = text[end:]
+            return -1
+        raise InvalidFragment
+
+    def feed(self, fragment: str) -> bool:
+        """Validate the next non-empty fragment; ``True`` if it closes the object."""
+        start_offset = self._offset
+        self._offset += len(fragment)
+        if not self._started:
+            stripped = fragment.lstrip(WHITESPACE)
+            if not stripped:
+                return False
+            if stripped[0] != "{":
+                raise InvalidFragment
+            self._started = True
+        if self._in_string:
+            tail = self._tail
+            if tail:
+                # Re-check the unfinished escape or surrogate together with its continuation.
+                end = self._string_end(tail + fragment, 0)
+                if end >= 0:
+                    end -= len(tail)
+            else:
+                end = self._string_end(fragment, 0)
+            if end < 0:
+                self._pending.append(fragment)
+                return False
+            self._pending.append(fragment[:end])
+            head = "".join(self._pending)
+            self._pending.clear()
+            self._in_string = False
+            begin = end
+        else:
+            head = ""
+            begin = 0
+        # Outside any string from ``begin`` on: find each string, hold back an unfinished one.
+        stop = len(fragment)
+        search = begin
+        plain_start = begin
+        while True:
+            quote = fragment.find('"', search)
+            if quote < 0:
+                self._check_digits(fragment, plain_start, stop, start_offset)
+                break
+            self._check_digits(fragment, plain_start, quote, start_offset)
+            self._digit_run = 0
+            end = self._string_end(fragment, quote + 1)
+            if end < 0:
+                self._in_string = True
+                self._pending.append(fragment[quote + 1 :])
+                stop = quote + 1
+                break
+            search = plain_start = end
+        sent = head + fragment[begin:stop] if head else fragment[begin:stop]
+        if not sent:
+            return False
+        try:
+            data = sent.encode()
+        except UnicodeEncodeError:
+            self.saw_surrogates = True
+            data = _encode(sent)
+        events = self._events
+        try:
+            self._send(data)
+        except ijson.JSONError:
+            events.clear()
+            raise InvalidFragment from None
+        if not events:
+            return False
+        closed = False
+        depth = self._depth
+        step = _DEPTH_STEP.get
+        for event, _ in events:
+            change = step(event)
+            if change:
+                depth += change
+                if depth > self._max_depth:
+                    events.clear()
+                    raise DepthExceeded
+                if depth == 0:
+                    closed = True
+        self._depth = depth
+        if self._listener is not None:
+            self._listener(events[:])
+        events.clear()
+        return closed
+
+    def _check_digits(self, fragment: str, begin: int, end: int, base: int) -> None:
+        """Keep runs of digits outside strings within ``max_number_digits``."""
+        if begin >= end:
+            return
+        run = self._digit_run
+        if end - begin + run > self._max_digits:
+            # Rare: a long stretch without quotes. Look at the runs of digits themselves.
+            for match in _DIGIT_RUN.finditer(fragment, begin, end):
+                length = match.end() - match.start()
+                if match.start() == begin:
+                    length += run
+                if length > self._max_digits:
+                    raise DigitsExceeded(base + match.end() - (length - self._max_digits))
+                run = length if match.end() == end else 0
+            if fragment[end - 1] not in _DIGITS:
+                run = 0
+            self._digit_run = run
+            return
+        if fragment[end - 1] in _DIGITS:
+            kept = fragment[begin:end].rstrip(_DIGITS)
+            self._digit_run = end - begin - len(kept) + (run if not kept else 0)
+        else:
+            self._digit_run = 0
+
+
+def to_python_number(value: object) -> object:
+    """ijson's ``Decimal`` numbers as the ``float`` that ``json.loads`` would give."""
+    return float(value) if isinstance(value, Decimal) else value
