@@ -27,6 +27,7 @@ from ._deltas import Delta, coerce_delta
 from ._diagnose import WHITESPACE, diagnose, locate, snippet
 from ._errors import (
     ConflictingId,
+    InvalidDelta,
     LimitExceeded,
     MalformedArguments,
     MissingName,
@@ -263,30 +264,42 @@ class Assembler:
         """
         events: list[Event] = []
         for index in sorted(self._calls):
-            call = self._calls[index]
-            if call.state.is_final:
-                continue
-            if not call.name:
-                self._discard(
-                    call,
-                    MissingName("the call never received a function name"),
-                    events,
-                )
-            elif call.closed:
-                self._ready(call, events)
-            elif not call.text().strip(WHITESPACE):
-                self._ready(call, events, empty=True)
-            else:
-                self._discard(
-                    call,
-                    TruncatedArguments(
-                        "the stream ended before the arguments object closed "
-                        f"({call.length} characters received, "
-                        f"{_open_brackets(call.text())} still open)"
-                    ),
-                    events,
-                )
+            self._resolve(self._calls[index], events)
         return events
+
+    def end(self, index: int) -> list[Event]:
+        """The provider says call ``index`` is over (e.g. Anthropic ``content_block_stop``).
+
+        Resolves that one call as ``finish`` would; a call already ended, or an index never
+        seen, gives no events.
+        """
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise InvalidDelta(f"index must be an int, got {type(index).__name__}")
+        events: list[Event] = []
+        call = self._calls.get(index)
+        if call is not None:
+            self._resolve(call, events)
+        return events
+
+    def _resolve(self, call: _Call, events: list[Event]) -> None:
+        if call.state.is_final:
+            return
+        if not call.name:
+            self._discard(call, MissingName("the call never received a function name"), events)
+        elif call.closed:
+            self._ready(call, events)
+        elif not call.text().strip(WHITESPACE):
+            self._ready(call, events, empty=True)
+        else:
+            self._discard(
+                call,
+                TruncatedArguments(
+                    "the arguments ended before their object closed "
+                    f"({call.length} characters received, "
+                    f"{_open_brackets(call.text())} still open)"
+                ),
+                events,
+            )
 
     # -- routing ----------------------------------------------------------------------------
 
