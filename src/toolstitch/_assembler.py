@@ -23,7 +23,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ._deltas import Delta, coerce_delta
+from ._deltas import delta_fields
 from ._diagnose import WHITESPACE, diagnose, locate, snippet
 from ._errors import (
     ConflictingId,
@@ -221,20 +221,24 @@ class Assembler:
         same attributes (the ``openai`` SDK's ``ChoiceDeltaToolCall``). Raises
         ``InvalidDelta`` (and changes nothing) for anything else.
         """
-        d = coerce_delta(delta)
+        index, call_id, kind, name, arguments = delta_fields(delta)
         events: list[Event] = []
-        call = self._route(d, events)
-        if call is None or call.state is _DISCARDED:
+        call = self._calls.get(index) if index is not None else None
+        if call is None:
+            call = self._route(index, call_id, name, events)
+            if call is None:
+                return events
+        if call.state is _DISCARDED:
             return events
         self._last = call
-        if d.type is not None and call.type is None:
-            call.type = d.type
-        if d.id:
-            self._take_id(call, d.id, events)
-        if d.name:
-            self._take_name(call, d.name, events)
-        if d.arguments and call.state is not _DISCARDED:
-            self._take_arguments(call, d.arguments, events)
+        if kind is not None and call.type is None:
+            call.type = kind
+        if call_id:
+            self._take_id(call, call_id, events)
+        if name:
+            self._take_name(call, name, events)
+        if arguments and call.state is not _DISCARDED:
+            self._take_arguments(call, arguments, events)
         if (
             call.closed
             and call.name
@@ -303,15 +307,16 @@ class Assembler:
 
     # -- routing ----------------------------------------------------------------------------
 
-    def _route(self, d: Delta, events: list[Event]) -> _Call | None:
-        index = d.index
+    def _route(
+        self, index: int | None, call_id: str | None, name: str | None, events: list[Event]
+    ) -> _Call | None:
         if index is None:
             # No index: a new id opens a new call at the next free index; anything else
             # continues the most recent call (see docs/concepts.md, "Deltas without index").
             last = self._last
-            if d.id and d.id in self._by_id:
-                return self._by_id[d.id]
-            if last is not None and not (d.id and last.id is not None):
+            if call_id and call_id in self._by_id:
+                return self._by_id[call_id]
+            if last is not None and not (call_id and last.id is not None):
                 return last
             index = max(self._calls, default=-1) + 1
             if self._discarded_overflow:
@@ -328,12 +333,12 @@ class Assembler:
                 limit="max_calls",
                 value=self._limits.max_calls,
                 index=index,
-                call_id=d.id,
-                name=d.name,
+                call_id=call_id,
+                name=name,
             )
-            events.append(CallStarted(index=index, id=d.id, name=d.name))
+            events.append(CallStarted(index=index, id=call_id, name=name))
             events.append(
-                CallDiscarded(index=index, id=d.id, name=d.name, arguments="", error=error)
+                CallDiscarded(index=index, id=call_id, name=name, arguments="", error=error)
             )
             return None
         limits = self._limits
@@ -348,7 +353,7 @@ class Assembler:
         )
         self._calls[index] = call
         self._open += 1
-        events.append(CallStarted(index=index, id=d.id or None, name=d.name or None))
+        events.append(CallStarted(index=index, id=call_id or None, name=name or None))
         return call
 
     # -- pieces of a delta ------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Any
 
 from ._errors import InvalidDelta
 
-__all__ = ["Delta", "coerce_delta"]
+__all__ = ["Delta", "DeltaFields", "coerce_delta", "delta_fields"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +82,38 @@ def _from_object(obj: object) -> Delta:
         name,
         arguments,
     )
+
+
+DeltaFields = tuple[int | None, str | None, str | None, str | None, str | None]
+
+
+def delta_fields(obj: object) -> DeltaFields:
+    """``(index, id, type, name, arguments)`` of what the caller fed, checked.
+
+    The assembler's hot path: a plain dict in the OpenAI wire shape costs a few lookups.
+    Raises ``InvalidDelta`` for anything that is not a delta.
+    """
+    if type(obj) is dict:
+        function = obj.get("function")
+        if type(function) is dict:
+            fields = (
+                obj.get("index"),
+                obj.get("id"),
+                obj.get("type"),
+                function.get("name"),
+                function.get("arguments"),
+            )
+            index, call_id, kind, name, arguments = fields
+            if (
+                (index is None or (type(index) is int and index >= 0))
+                and (call_id is None or type(call_id) is str)
+                and (kind is None or type(kind) is str)
+                and (name is None or type(name) is str)
+                and (arguments is None or type(arguments) is str)
+            ):
+                return fields
+    delta = coerce_delta(obj)
+    return delta.index, delta.id, delta.type, delta.name, delta.arguments
 
 
 def coerce_delta(obj: object) -> Delta:

@@ -27,7 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Final
+from types import ModuleType
+from typing import Any, Final
 
 import ijson
 
@@ -43,7 +44,9 @@ __all__ = [
     "JSONEventListener",
 ]
 
-#: The ijson backend in use. ``yajl2_c`` is expected; see docs/concepts.md for the others.
+#: The ijson backend in use. ``yajl2_c`` is expected; where ijson could not build its C
+#: extension it falls back to a slower one (``yajl2_cffi``, ``yajl2`` or pure ``python``):
+#: results stay the same, speed does not (see docs/concepts.md, "ijson backends").
 BACKEND: Final[str] = ijson.backend
 
 #: ``(event, value)`` pairs exactly as ``ijson.basic_parse`` yields them: ``start_map``,
@@ -90,6 +93,24 @@ class _ListSink:
         self.send = events
 
 
+class _AppendSink:
+    """The portable ijson target, for the slower backends: ``send`` appends one event."""
+
+    __slots__ = ("send",)
+
+    def __init__(self, events: JSONEventBatch) -> None:
+        self.send = events.append
+
+
+def _parser(events: JSONEventBatch, backend: ModuleType | None) -> Callable[[bytes], object]:
+    """The ``send`` of a fresh push parser that appends its events to ``events``."""
+    module: Any = ijson if backend is None else backend
+    name = BACKEND if backend is None else module.backend_name
+    sink = _ListSink(events) if name == "yajl2_c" else _AppendSink(events)
+    send: Callable[[bytes], object] = module.basic_parse_coro(sink).send
+    return send
+
+
 def _encode(text: str) -> bytes:
     try:
         return text.encode()
@@ -134,9 +155,10 @@ class ArgumentsTokenizer:
         max_depth: int,
         max_number_digits: int,
         listener: JSONEventListener | None = None,
+        backend: ModuleType | None = None,
     ) -> None:
         self._events: JSONEventBatch = []
-        self._send: Callable[[bytes], object] = ijson.basic_parse_coro(_ListSink(self._events)).send
+        self._send: Callable[[bytes], object] = _parser(self._events, backend)
         self._listener = listener
         self._max_depth = max_depth
         self._max_digits = max_number_digits
