@@ -208,6 +208,8 @@ class Assembler:
 
     def reset(self) -> None:
         """Forget every call (between rounds of a tool loop); limits and options stay."""
+        for call in self._calls.values():
+            call.tokenizer.close()
         self._calls = {}
         self._discarded_overflow = set()
         self._by_id = {}
@@ -417,7 +419,7 @@ class Assembler:
         try:
             closed = call.tokenizer.feed(fragment)
         except InvalidFragment:
-            self._malformed(call, events)
+            self._malformed(call, fragment, events)
             return
         except DepthExceeded:
             self._too_deep(call, events)
@@ -431,6 +433,12 @@ class Assembler:
         if closed:
             call.closed = True
             call.ready_length = length
+            if not call.tokenizer.exact_close:
+                # A slower ijson backend does not reject trailing text in this fragment.
+                found = diagnose(call.text())
+                if found.offset is not None and found.end is not None:
+                    call.ready_length = found.end
+                    call.trailing_offset = found.offset
 
     def _after_close(self, call: _Call, fragment: str, events: list[Event]) -> None:
         offset = call.length
@@ -461,6 +469,7 @@ class Assembler:
         if call.id is None:
             call.id = self._generate_id(call.index)
             self._by_id[call.id] = call
+        call.tokenizer.close()
         call.result = ToolCall(
             index=call.index,
             id=call.id,
@@ -505,6 +514,7 @@ class Assembler:
         error.call_id = call.id
         error.name = call.name or None
         call.error = error
+        call.tokenizer.close()
         call.move("discard")
         self._open -= 1
         # A discarded call keeps its text for the error report, but stops its tokenizer.
@@ -537,7 +547,7 @@ class Assembler:
         )
         self._discard(call, error, events)
 
-    def _malformed(self, call: _Call, events: list[Event]) -> None:
+    def _malformed(self, call: _Call, fragment: str, events: list[Event]) -> None:
         text = call.text()
         found = diagnose(text)
         if found.offset is not None and found.end is not None:
@@ -545,7 +555,7 @@ class Assembler:
             call.closed = True
             call.ready_length = found.end
             call.trailing_offset = found.offset
-            events.append(ArgumentsDelta(index=call.index, fragment=call.parts[-1]))
+            events.append(ArgumentsDelta(index=call.index, fragment=fragment))
             return
         offset = len(text) - 1 if found.offset is None else found.offset
         expected = found.expected or "valid JSON"

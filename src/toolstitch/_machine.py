@@ -29,7 +29,14 @@ from transitions import Machine
 
 from ._events import CallState
 
-__all__ = ["DEFINITION", "TABLE", "IllegalTransition", "build_machine", "load_definition"]
+__all__ = [
+    "DEFINITION",
+    "TABLE",
+    "IllegalTransition",
+    "build_machine",
+    "load_definition",
+    "mermaid_diagram",
+]
 
 _GRAMMAR_NAME = "call-machine.json"
 
@@ -76,6 +83,34 @@ def derive_table(machine: Machine) -> dict[tuple[CallState, str], CallState]:
             for move in moves:
                 table[CallState(source), trigger] = CallState(move.dest)
     return table
+
+
+def mermaid_diagram(definition: Mapping[str, Any] | None = None) -> str:
+    """The machine drawn by ``transitions`` as a Mermaid state diagram (for docs/)."""
+    from transitions.extensions.diagrams import GraphMachine
+
+    definition = DEFINITION if definition is None else definition
+    machine = GraphMachine(
+        model=None,
+        states=list(definition["states"]),
+        transitions=[
+            {"trigger": t["trigger"], "source": t["source"], "dest": t["dest"]}
+            for t in definition["transitions"]
+        ],
+        initial=definition["initial"],
+        auto_transitions=False,
+        graph_engine="mermaid",
+        title="toolstitch: the life of one tool call",
+        show_state_attributes=False,
+    )
+
+    class _Unstyled:
+        """A model that stays in the initial state; only the shape of the graph matters."""
+
+    model = _Unstyled()
+    machine.add_model(model)
+    drawing: str = model.get_graph().draw(None)  # type: ignore[attr-defined]
+    return drawing
 
 
 class IllegalTransition(RuntimeError):

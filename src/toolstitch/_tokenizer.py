@@ -24,6 +24,7 @@ Errors are located exactly by ``_diagnose`` on the error path only; this module 
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
 from decimal import Decimal
@@ -102,13 +103,19 @@ class _AppendSink:
         self.send = events.append
 
 
-def _parser(events: JSONEventBatch, backend: ModuleType | None) -> Callable[[bytes], object]:
-    """The ``send`` of a fresh push parser that appends its events to ``events``."""
+#: The backend module tokenizers use when given none; ``None`` means ijson's own choice.
+#: Only tests change it, to run the assembler on a slower backend.
+default_backend: ModuleType | None = None
+
+
+def _parser(events: JSONEventBatch, backend: ModuleType | None) -> tuple[Any, bool]:
+    """A fresh push parser appending its events to ``events``, and whether it is yajl2_c."""
+    if backend is None:
+        backend = default_backend
     module: Any = ijson if backend is None else backend
-    name = BACKEND if backend is None else module.backend_name
-    sink = _ListSink(events) if name == "yajl2_c" else _AppendSink(events)
-    send: Callable[[bytes], object] = module.basic_parse_coro(sink).send
-    return send
+    native = (BACKEND if backend is None else module.backend_name) == "yajl2_c"
+    sink = _ListSink(events) if native else _AppendSink(events)
+    return module.basic_parse_coro(sink), native
 
 
 def _encode(text: str) -> bytes:
@@ -134,6 +141,7 @@ class ArgumentsTokenizer:
     """
 
     __slots__ = (
+        "_coro",
         "_depth",
         "_digit_run",
         "_events",
@@ -146,6 +154,7 @@ class ArgumentsTokenizer:
         "_send",
         "_started",
         "_tail",
+        "exact_close",
         "saw_surrogates",
     )
 
@@ -158,7 +167,14 @@ class ArgumentsTokenizer:
         backend: ModuleType | None = None,
     ) -> None:
         self._events: JSONEventBatch = []
-        self._send: Callable[[bytes], object] = _parser(self._events, backend)
+        coro, native = _parser(self._events, backend)
+        self._send: Callable[[bytes], object] = coro.send
+        # The pure-Python backends complain when an unfinished parser is garbage-collected;
+        # ``close`` shuts them down quietly. yajl2_c needs nothing.
+        self._coro: Any = None if native else coro
+        #: Whether yajl itself rejects text after the closing brace within the fragment that
+        #: closes the object (yajl2_c does; the pure-Python backend notices only later).
+        self.exact_close = native
         self._listener = listener
         self._max_depth = max_depth
         self._max_digits = max_number_digits
@@ -272,6 +288,14 @@ class ArgumentsTokenizer:
             self._listener(events[:])
         events.clear()
         return closed
+
+    def close(self) -> None:
+        """Release the parser; the tokenizer is not fed again."""
+        coro = self._coro
+        if coro is not None:
+            self._coro = None
+            with contextlib.suppress(ijson.JSONError, RuntimeError):
+                coro.close()
 
     def _check_digits(self, fragment: str, begin: int, end: int, base: int) -> None:
         """Keep runs of digits outside strings within ``max_number_digits``."""

@@ -1,0 +1,62 @@
+"""Docs that cannot drift: generated blocks, error tables and the README's commands."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+import toolstitch
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_script(name: str) -> object:
+    path = ROOT / "docs" / "_scripts" / name
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_state_diagram_page_is_generated_from_the_grammar() -> None:
+    script = _load_script("make_state_diagram.py")
+    page = (ROOT / "docs" / "state-machine.md").read_text(encoding="utf-8")
+    assert script.render(page) == page, (  # type: ignore[attr-defined]
+        "docs/state-machine.md is stale: run python docs/_scripts/make_state_diagram.py"
+    )
+    for move in toolstitch._machine.DEFINITION["transitions"]:
+        assert f"`{move['trigger']}`" in page
+
+
+def _error_classes() -> list[type[Exception]]:
+    return [
+        obj
+        for name in toolstitch.__all__
+        if isinstance(obj := getattr(toolstitch, name), type)
+        and issubclass(obj, (toolstitch.ToolCallError, toolstitch.StreamError))
+        and obj not in (toolstitch.ToolCallError, toolstitch.StreamError)
+    ]
+
+
+@pytest.mark.parametrize("error", _error_classes(), ids=lambda cls: cls.__name__)
+def test_every_error_code_is_in_the_concepts_table(error: type[Exception]) -> None:
+    table = (ROOT / "docs" / "concepts.md").read_text(encoding="utf-8")
+    code: str = getattr(error, "code")  # noqa: B009  (mypy: not every Exception has it)
+    if code == "provider-quirk":
+        code = "quirk-…"  # the per-instance quirk codes are listed in docs/quirks.md
+    row = re.search(rf"^\| `{error.__name__}` \| `{re.escape(code)}` \|", table, re.MULTILINE)
+    assert row is not None, f"{error.__name__} ({code}) missing from docs/concepts.md"
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sh\n(.*?)\n```", readme, re.DOTALL)
+    test_commands = [block for block in blocks if "pytest" in block]
+    assert len(test_commands) == 1
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert test_commands[0].strip() in [line.strip() for line in ci]
