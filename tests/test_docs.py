@@ -60,3 +60,11 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert len(test_commands) == 1
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert test_commands[0].strip() in [line.strip() for line in ci]
+
+
+def test_api_reference_is_generated_from_the_code() -> None:
+    script = _load_script("make_api_doc.py")
+    page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    assert script.render() == page, (  # type: ignore[attr-defined]
+        "docs/api.md is stale: run python docs/_scripts/make_api_doc.py"
+    )

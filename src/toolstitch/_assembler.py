@@ -20,7 +20,7 @@ state changes.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ._deltas import delta_fields
@@ -54,6 +54,7 @@ from ._tokenizer import (
     DepthExceeded,
     DigitsExceeded,
     InvalidFragment,
+    JSONEventBatch,
     JSONEventListener,
 )
 
@@ -163,7 +164,7 @@ class Assembler:
         *,
         limits: Limits | None = None,
         empty_arguments: str = "{}",
-        json_listener: Any = None,
+        json_listener: Callable[[int, JSONEventBatch], None] | None = None,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
@@ -189,6 +190,7 @@ class Assembler:
 
     @property
     def limits(self) -> Limits:
+        """The ``Limits`` this assembler enforces."""
         return self._limits
 
     @property
@@ -599,8 +601,10 @@ class Assembler:
         )
 
 
-def _bind_listener(listener: Any, index: int) -> JSONEventListener:
-    def forward(batch: list[tuple[str, object]]) -> None:
+def _bind_listener(
+    listener: Callable[[int, JSONEventBatch], None], index: int
+) -> JSONEventListener:
+    def forward(batch: JSONEventBatch) -> None:
         listener(index, batch)
 
     return forward

@@ -113,6 +113,7 @@ class CallReady(Event):
 
     @property
     def index(self) -> int:
+        """The call's index (``call.index``)."""
         return self.call.index
 
 

@@ -1,0 +1,91 @@
+"""Regenerate docs/api.md from the public names' signatures and docstrings.
+
+    python docs/_scripts/make_api_doc.py
+
+tests/test_docs.py fails when the committed page differs from what this writes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import inspect
+import sys
+from pathlib import Path
+
+import toolstitch
+
+PAGE = Path(__file__).resolve().parents[1] / "api.md"
+
+HEADER = """# API reference
+
+Everything below is imported from `toolstitch`. This page is generated from the code's own
+signatures and docstrings by `python docs/_scripts/make_api_doc.py`; see
+[concepts.md](concepts.md) for how the pieces fit together.
+"""
+
+
+def _doc(obj: object) -> str:
+    return inspect.cleandoc(inspect.getdoc(obj) or "")
+
+
+def _signature(obj: object) -> str:
+    try:
+        return str(inspect.signature(obj))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return ""
+
+
+def _section(name: str, obj: object) -> list[str]:
+    out: list[str] = []
+    if isinstance(obj, type) and issubclass(obj, enum.Enum):
+        out.append(f"## `{name}`\n")
+        out.append(_doc(obj) + "\n")
+        out.extend(f"- `{name}.{member.name}` = `{member.value!r}`" for member in obj)
+        out.append("")
+        return out
+    if isinstance(obj, type):
+        kind = "exception" if issubclass(obj, BaseException) else "class"
+        out.append(f"## {kind} `{name}{_signature(obj)}`\n")
+        out.append(_doc(obj) + "\n")
+        code = getattr(obj, "code", None)
+        if isinstance(code, str):
+            out.append(f"`code = {code!r}`\n")
+        if dataclasses.is_dataclass(obj):
+            fields = ", ".join(f"`{f.name}`" for f in dataclasses.fields(obj))
+            if fields:
+                out.append(f"Fields: {fields}.\n")
+        for attr, member in sorted(vars(obj).items()):
+            if attr.startswith("_"):
+                continue
+            if isinstance(member, property):
+                out.append(
+                    f"- property `{attr}`: {_doc(member).splitlines()[0] if _doc(member) else ''}"
+                )
+            elif inspect.isfunction(member):
+                first = _doc(member).split("\n\n")[0].replace("\n", " ")
+                out.append(f"- `{attr}{_signature(member)}`: {first}")
+        out.append("")
+        return out
+    out.append(f"## `{name}`\n")
+    out.append(f"`{obj!r}`\n")
+    return out
+
+
+def render() -> str:
+    lines = [HEADER]
+    for name in sorted(toolstitch.__all__, key=str.lower):
+        if name == "__version__":
+            continue
+        lines.extend(_section(name, getattr(toolstitch, name)))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main() -> int:
+    PAGE.write_text(render(), encoding="utf-8")
+    print(f"wrote {PAGE}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
