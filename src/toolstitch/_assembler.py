@@ -56,6 +56,7 @@ from ._tokenizer import (
     InvalidFragment,
     JSONEventBatch,
     JSONEventListener,
+    NumberOutOfRange,
 )
 
 __all__ = ["GENERATED_ID_PREFIX", "Assembler"]
@@ -426,6 +427,9 @@ class Assembler:
         except DepthExceeded:
             self._too_deep(call, events)
             return
+        except NumberOutOfRange:
+            self._limit(call, "number_exponent", 10**18, events)
+            return
         except DigitsExceeded as exc:
             self._limit(
                 call, "max_number_digits", self._limits.max_number_digits, events, offset=exc.offset
@@ -539,10 +543,11 @@ class Assembler:
         *,
         offset: int | None = None,
     ) -> None:
-        allowed = getattr(self._limits, limit)
+        # "number_exponent" is Decimal's own bound on exponents, not a field of Limits.
+        allowed = getattr(self._limits, limit, value)
         where = "" if offset is None else f" at offset {offset}"
         error = LimitExceeded(
-            f"the call passed Limits.{limit} = {allowed} ({value}){where}",
+            f"the call passed the limit {limit} = {allowed} ({value}){where}",
             limit=limit,
             value=value,
             offset=offset,

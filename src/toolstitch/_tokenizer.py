@@ -33,7 +33,7 @@ from typing import Any, Final
 
 import ijson
 
-from ._diagnose import STRING_TAIL, WHITESPACE, body_end
+from ._diagnose import STRING_BODY, STRING_TAIL, WHITESPACE, body_end
 
 __all__ = [
     "BACKEND",
@@ -43,6 +43,7 @@ __all__ = [
     "InvalidFragment",
     "JSONEventBatch",
     "JSONEventListener",
+    "NumberOutOfRange",
 ]
 
 #: The ijson backend in use. ``yajl2_c`` is expected; where ijson could not build its C
@@ -56,12 +57,26 @@ BACKEND: Final[str] = ijson.backend
 JSONEventBatch = list[tuple[str, object]]
 JSONEventListener = Callable[[JSONEventBatch], None]
 
-_DEPTH_STEP: Final[dict[str, int]] = {
-    "start_map": 1,
-    "start_array": 1,
-    "end_map": -1,
-    "end_array": -1,
+# Container events: the opening bracket pushed, or None for a closing one (pop).
+_CONTAINER: Final[dict[str, str | None]] = {
+    "start_map": "{",
+    "start_array": "[",
+    "end_map": None,
+    "end_array": None,
 }
+_container: Final = _CONTAINER.get
+_NOT_CONTAINER: Final = ""
+# Characters of a number or literal token: yajl waits for the end of such a token at the end
+# of a chunk before it judges it, so the tokenizer judges the unfinished one itself.
+_TOKEN_CHARS: Final[str] = "0123456789-+.eEtrufalsn"
+_NUMBER_PREFIX: Final = re.compile(
+    r"-?(?:(?:0|[1-9][0-9]*)(?:\.(?:[0-9]+(?:[eE][+-]?[0-9]*)?)?|[eE][+-]?[0-9]*)?)?"
+)
+_LITERAL_PREFIXES: Final = frozenset(
+    word[:k] for word in ("true", "false", "null") for k in range(1, len(word) + 1)
+)
+# The pattern also matches the empty string, so ``match`` never returns None here.
+_body_match: Final[Callable[..., re.Match[str]]] = STRING_BODY.match  # type: ignore[assignment]
 _DIGITS: Final[str] = "0123456789"
 _DIGIT_RUN: Final = re.compile("[0-9]+")
 
@@ -72,6 +87,10 @@ class InvalidFragment(Exception):
 
 class DepthExceeded(Exception):
     """The fragment just fed nests deeper than the tokenizer's ``max_depth``."""
+
+
+class NumberOutOfRange(Exception):
+    """A number whose exponent is beyond what Python's ``Decimal`` can represent."""
 
 
 class DigitsExceeded(Exception):
@@ -142,7 +161,6 @@ class ArgumentsTokenizer:
 
     __slots__ = (
         "_coro",
-        "_depth",
         "_digit_run",
         "_events",
         "_in_string",
@@ -152,8 +170,11 @@ class ArgumentsTokenizer:
         "_offset",
         "_pending",
         "_send",
+        "_sig",
+        "_stack",
         "_started",
         "_tail",
+        "_token",
         "exact_close",
         "saw_surrogates",
     )
@@ -178,7 +199,9 @@ class ArgumentsTokenizer:
         self._listener = listener
         self._max_depth = max_depth
         self._max_digits = max_number_digits
-        self._depth = 0
+        self._stack: list[str] = []  # open containers, "{" or "["
+        self._sig = ""  # the last non-whitespace character outside string bodies
+        self._token = ""  # an unfinished number or literal at the end of the text so far
         self._started = False
         self._in_string = False
         self._pending: list[str] = []  # held-back body of the open string
@@ -209,7 +232,7 @@ class ArgumentsTokenizer:
     def feed(self, fragment: str) -> bool:
         """Validate the next non-empty fragment; ``True`` if it closes the object."""
         start_offset = self._offset
-        self._offset += len(fragment)
+        self._offset = start_offset + len(fragment)
         if not self._started:
             stripped = fragment.lstrip(WHITESPACE)
             if not stripped:
@@ -218,20 +241,26 @@ class ArgumentsTokenizer:
                 raise InvalidFragment
             self._started = True
         if self._in_string:
-            tail = self._tail
-            if tail:
+            if not self._tail:
+                end = _body_match(fragment).end()
+                if end == len(fragment):
+                    # The common case inside a long string: valid content, still open.
+                    self._pending.append(fragment)
+                    return False
+                end = self._string_end(fragment, 0)
+            else:
                 # Re-check the unfinished escape or surrogate together with its continuation.
+                tail = self._tail
                 end = self._string_end(tail + fragment, 0)
                 if end >= 0:
                     end -= len(tail)
-            else:
-                end = self._string_end(fragment, 0)
             if end < 0:
                 self._pending.append(fragment)
                 return False
-            self._pending.append(fragment[:end])
-            head = "".join(self._pending)
-            self._pending.clear()
+            pending = self._pending
+            pending.append(fragment[:end])
+            head = "".join(pending)
+            pending.clear()
             self._in_string = False
             begin = end
         else:
@@ -239,22 +268,36 @@ class ArgumentsTokenizer:
             begin = 0
         # Outside any string from ``begin`` on: find each string, hold back an unfinished one.
         stop = len(fragment)
-        search = begin
         plain_start = begin
+        opened = -1  # where a string that stays open was opened in this fragment
+        max_digits = self._max_digits
         while True:
-            quote = fragment.find('"', search)
+            quote = fragment.find('"', plain_start)
             if quote < 0:
-                self._check_digits(fragment, plain_start, stop, start_offset)
+                if plain_start < stop:
+                    run = self._digit_run
+                    if stop - plain_start + run > max_digits:
+                        self._check_digits(fragment, plain_start, stop, start_offset)
+                    elif fragment[-1] in _DIGITS:
+                        kept = fragment[plain_start:].rstrip(_DIGITS)
+                        self._digit_run = stop - plain_start - len(kept) + (0 if kept else run)
+                    else:
+                        self._digit_run = 0
                 break
-            self._check_digits(fragment, plain_start, quote, start_offset)
+            if quote - plain_start + self._digit_run > max_digits:
+                self._check_digits(fragment, plain_start, quote, start_offset)
             self._digit_run = 0
+            end = _body_match(fragment, quote + 1).end()
+            if end < stop and fragment[end] == '"':
+                plain_start = end + 1
+                continue
             end = self._string_end(fragment, quote + 1)
             if end < 0:
                 self._in_string = True
                 self._pending.append(fragment[quote + 1 :])
-                stop = quote + 1
+                stop = opened = quote + 1
                 break
-            search = plain_start = end
+            plain_start = end
         sent = head + fragment[begin:stop] if head else fragment[begin:stop]
         if not sent:
             return False
@@ -269,25 +312,77 @@ class ArgumentsTokenizer:
         except ijson.JSONError:
             events.clear()
             raise InvalidFragment from None
-        if not events:
-            return False
+        except ArithmeticError:
+            # decimal.InvalidOperation: an exponent beyond what Decimal can hold (|e| > 10**18)
+            events.clear()
+            raise NumberOutOfRange from None
         closed = False
-        depth = self._depth
-        step = _DEPTH_STEP.get
+        stack = self._stack
         for event, _ in events:
-            change = step(event)
-            if change:
-                depth += change
-                if depth > self._max_depth:
-                    events.clear()
-                    raise DepthExceeded
-                if depth == 0:
-                    closed = True
-        self._depth = depth
-        if self._listener is not None:
-            self._listener(events[:])
-        events.clear()
+            bracket = _container(event, _NOT_CONTAINER)
+            if bracket is not _NOT_CONTAINER:
+                if bracket is None:
+                    stack.pop()
+                    if not stack:
+                        closed = True
+                else:
+                    stack.append(bracket)
+                    if len(stack) > self._max_depth:
+                        events.clear()
+                        raise DepthExceeded
+        if events:
+            if self._listener is not None:
+                self._listener(events[:])
+            events.clear()
+        self._judge_end(fragment, plain_start, opened)
         return closed
+
+    def _judge_end(self, fragment: str, segment: int, opened: int) -> None:
+        """Judge what yajl leaves pending at the end of a chunk.
+
+        yajl waits for the end of a number, a literal or a string before it judges the token,
+        so ``{"a": 1 2`` or ``{"a" "b`` would be rejected only with a later fragment. The
+        tokenizer checks that such an unfinished token may start where it stands, and that
+        its text so far can still become a number or a literal. ``segment`` is where the text
+        after the last string begins (0 if no string closed in this fragment); ``opened`` is
+        just past the quote of a string opened here and still open, or -1.
+        """
+        if opened >= 0:
+            before = fragment[segment : opened - 1].rstrip(WHITESPACE)
+            context = before[-1] if before else ('"' if segment else self._sig)
+            if context not in "{[:,":
+                raise InvalidFragment
+            self._token = ""
+            return
+        if self._in_string:
+            return
+        last = fragment[-1]
+        if last in _TOKEN_CHARS:
+            start = len(fragment.rstrip(_TOKEN_CHARS))
+            if start == 0 and segment == 0 and self._token:
+                token = self._token + fragment  # the token began in an earlier fragment
+            else:
+                token = fragment[start:]
+                before = fragment[segment:start].rstrip(WHITESPACE)
+                context = before[-1] if before else ('"' if segment else self._sig)
+                if not (
+                    context == ":"
+                    or context == "["
+                    or (context == "," and self._stack and self._stack[-1] == "[")
+                ):
+                    raise InvalidFragment
+            if token not in _LITERAL_PREFIXES and not _NUMBER_PREFIX.fullmatch(token):
+                raise InvalidFragment
+            self._token = token
+            self._sig = last
+        elif last in WHITESPACE:
+            self._token = ""
+            rest = fragment.rstrip(WHITESPACE)
+            if rest:
+                self._sig = rest[-1]
+        else:
+            self._token = ""
+            self._sig = last
 
     def close(self) -> None:
         """Release the parser; the tokenizer is not fed again."""
