@@ -72,6 +72,24 @@ _COMPLETE = CallState.COMPLETE
 _DISCARDED = CallState.DISCARDED
 
 
+_TOKENIZER_ERRORS = (InvalidFragment, DepthExceeded, DigitsExceeded, NumberOutOfRange)
+_new_event = object.__new__
+_set_index = vars(ArgumentsDelta)["index"].__set__
+_set_fragment = vars(ArgumentsDelta)["fragment"].__set__
+
+
+def _arguments_delta(index: int, fragment: str) -> ArgumentsDelta:
+    """``ArgumentsDelta(index=index, fragment=fragment)`` at half the cost, for the hot path.
+
+    A frozen dataclass's ``__init__`` goes through ``object.__setattr__`` per field; the slot
+    descriptors set the same fields directly. The result is an ordinary, equal instance.
+    """
+    event: ArgumentsDelta = _new_event(ArgumentsDelta)
+    _set_index(event, index)
+    _set_fragment(event, fragment)
+    return event
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -157,6 +175,7 @@ class Assembler:
         "_json_listener",
         "_last",
         "_limits",
+        "_max_argument_chars",
         "_open",
     )
 
@@ -170,6 +189,7 @@ class Assembler:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
         self._limits = limits or Limits()
+        self._max_argument_chars = self._limits.max_argument_chars
         if not isinstance(empty_arguments, str):
             raise TypeError("empty_arguments must be a str holding a JSON object")
         try:
@@ -227,8 +247,32 @@ class Assembler:
         ``InvalidDelta`` (and changes nothing) for anything else.
         """
         index, call_id, kind, name, arguments = delta_fields(delta)
-        events: list[Event] = []
         call = self._calls.get(index) if index is not None else None
+        if (
+            call is not None
+            and arguments
+            and call.state is _ACCUMULATING_ARGS
+            and not (call_id or name or call.closed)
+        ):
+            # The hot path: one more fragment for a call that is streaming its arguments.
+            self._last = call
+            length = call.length + len(arguments)
+            if length <= self._max_argument_chars:
+                call.parts.append(arguments)
+                call.length = length
+                events: list[Event] = []
+                try:
+                    closed = call.tokenizer.feed(arguments)
+                except _TOKENIZER_ERRORS as exc:
+                    self._rejected(call, arguments, exc, events)
+                    if call.closed:  # closed, then trailing text in the same fragment
+                        self._settle_closed(call, events)
+                    return events
+                events.append(_arguments_delta(call.index, arguments))
+                if closed:
+                    self._closed(call, arguments, events)
+                return events
+        events = []
         if call is None:
             call = self._route(index, call_id, name, events)
             if call is None:
@@ -421,30 +465,50 @@ class Assembler:
             call.move("receive_arguments")
         try:
             closed = call.tokenizer.feed(fragment)
-        except InvalidFragment:
+        except _TOKENIZER_ERRORS as exc:
+            self._rejected(call, fragment, exc, events)
+            return
+        events.append(_arguments_delta(call.index, fragment))
+        if closed:
+            self._mark_closed(call, fragment)
+
+    def _rejected(self, call: _Call, fragment: str, exc: Exception, events: list[Event]) -> None:
+        """The tokenizer refused ``fragment`` (already added to the call's text)."""
+        if isinstance(exc, InvalidFragment):
             self._malformed(call, fragment, events)
-            return
-        except DepthExceeded:
+        elif isinstance(exc, DepthExceeded):
             self._too_deep(call, events)
-            return
-        except NumberOutOfRange:
-            self._limit(call, "number_exponent", 10**18, events)
-            return
-        except DigitsExceeded as exc:
+        elif isinstance(exc, DigitsExceeded):
             self._limit(
                 call, "max_number_digits", self._limits.max_number_digits, events, offset=exc.offset
             )
+        else:
+            self._limit(call, "number_exponent", 10**18, events)
+
+    def _mark_closed(self, call: _Call, fragment: str) -> None:
+        """``fragment``, just accepted, closed the arguments object."""
+        call.closed = True
+        if call.tokenizer.exact_close:
+            # yajl rejected anything but whitespace after the brace: the brace is the last
+            # non-whitespace character, and the call's text ends there whatever the split.
+            call.ready_length = call.length - (len(fragment) - len(fragment.rstrip(WHITESPACE)))
             return
-        events.append(ArgumentsDelta(index=call.index, fragment=fragment))
-        if closed:
-            call.closed = True
-            call.ready_length = length
-            if not call.tokenizer.exact_close:
-                # A slower ijson backend does not reject trailing text in this fragment.
-                found = diagnose(call.text())
-                if found.offset is not None and found.end is not None:
-                    call.ready_length = found.end
-                    call.trailing_offset = found.offset
+        # A slower ijson backend does not reject trailing text in this fragment.
+        found = diagnose(call.text())
+        call.ready_length = call.length if found.end is None else found.end
+        if found.offset is not None and found.end is not None:
+            call.trailing_offset = found.offset
+
+    def _closed(self, call: _Call, fragment: str, events: list[Event]) -> None:
+        """The hot path's fragment closed the arguments object: ready it if it can be."""
+        self._mark_closed(call, fragment)
+        self._settle_closed(call, events)
+
+    def _settle_closed(self, call: _Call, events: list[Event]) -> None:
+        if call.name and call.id is not None:
+            self._ready(call, events)
+        if call.trailing_offset is not None:
+            self._trailing(call, call.trailing_offset, events)
 
     def _after_close(self, call: _Call, fragment: str, events: list[Event]) -> None:
         offset = call.length
@@ -556,7 +620,13 @@ class Assembler:
 
     def _malformed(self, call: _Call, fragment: str, events: list[Event]) -> None:
         text = call.text()
-        found = diagnose(text)
+        found = diagnose(text, self._limits.max_depth)
+        if found.too_deep is not None:
+            # The same fragment nested too deep before it went wrong: the limit came first.
+            self._limit(
+                call, "max_depth", self._limits.max_depth + 1, events, offset=found.too_deep
+            )
+            return
         if found.offset is not None and found.end is not None:
             # The object closed earlier in this very fragment and text follows it.
             call.closed = True

@@ -17,13 +17,33 @@ __all__ = ["Diagnosis", "body_end", "diagnose", "locate", "snippet"]
 
 WHITESPACE = " \t\n\r"
 
+# Pieces of \uXXXX escapes. Escaped surrogates must come in pairs: a lone one is refused,
+# as I-JSON (RFC 7493) requires, because yajl cannot decode it (and orjson and jiter refuse it).
+_HEX_RE = "[0-9a-fA-F]"
+_U_PLAIN = f"(?:[0-9a-cA-Ce-fE-F]{_HEX_RE}{{3}}|[dD][0-7]{_HEX_RE}{{2}})"
+_U_HIGH = f"[dD][89abAB]{_HEX_RE}{{2}}"
+_U_LOW = f"[dD][c-fC-F]{_HEX_RE}{{2}}"
+
 # One run of string content the tokenizer may accept without looking closer: plain characters
-# (no quote, backslash, control character or surrogate), complete escapes, or a surrogate pair.
+# (no quote, backslash, control character or surrogate), complete escapes, or a surrogate pair
+# (escaped or raw).
 STRING_BODY = re.compile(
-    r'(?:[^"\\\x00-\x1f\ud800-\udfff]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}|[\ud800-\udbff][\udc00-\udfff])*'
+    r'(?:[^"\\\x00-\x1f\ud800-\udfff]+|\\["\\/bfnrt]'
+    rf"|\\u{_U_PLAIN}|\\u{_U_HIGH}\\u{_U_LOW}"
+    r"|[\ud800-\udbff][\udc00-\udfff])*"
 )
+# The unfinished start of an escape (or of a surrogate pair) that may still become valid.
+_ESCAPE_PREFIX = (
+    r"\\(?:u(?:"
+    rf"[0-9a-cA-Ce-fE-F]{_HEX_RE}{{0,2}}"
+    rf"|[dD](?:[0-7]{_HEX_RE}?)?"
+    rf"|[dD][89abAB]{_HEX_RE}?"
+    rf"|{_U_HIGH}(?:\\(?:u(?:[dD](?:[c-fC-F]{_HEX_RE}?)?)?)?)?"
+    r")?)?"
+)
+ESCAPE_PREFIX = re.compile(_ESCAPE_PREFIX)
 # What may stand at the very end of a text inside a string and still become valid.
-STRING_TAIL = re.compile(r"(?:\\(?:u[0-9a-fA-F]{0,3})?|[\ud800-\udbff])\Z")
+STRING_TAIL = re.compile(rf"(?:{_ESCAPE_PREFIX}|[\ud800-\udbff])\Z")
 
 
 def body_end(text: str, start: int) -> int:
@@ -33,7 +53,20 @@ def body_end(text: str, start: int) -> int:
     return match.end()
 
 
-_HEX = frozenset("0123456789abcdefABCDEF")
+def _escape_expectation(start: str) -> str:
+    """What may follow ``start``, the viable beginning of a \\u escape or pair."""
+    if len(start) < 6:
+        if len(start) == 3 and start[2] in "dD":
+            return "one of 0-9, a, b (\\uDC00-\\uDFFF may only follow a high surrogate)"
+        if len(start) == 2:
+            return "a hexadecimal digit (\\u takes four)"
+        return "a hexadecimal digit (\\u takes four; \\uDC00-\\uDFFF only after a high surrogate)"
+    if len(start) == 6:
+        return "'\\' starting the low-surrogate escape that must follow a high surrogate"
+    if len(start) == 7:
+        return "'u' of the low-surrogate escape after a high surrogate"
+    return "a low-surrogate escape (\\uDC00-\\uDFFF) after a high surrogate"
+
 
 _EXPECT_VALUE = "a JSON value (object, array, string, number, true, false or null)"
 
@@ -70,13 +103,13 @@ def _scan_string(text: str, i: int) -> tuple[int, int | None, str]:
     if STRING_TAIL.match(text, e):
         return n, None, ""
     if c == "\\":
-        nxt = text[e + 1]
-        if nxt != "u":
-            return n, e + 1, 'an escape: one of " \\ / b f n r t u after the backslash'
-        k = e + 2
-        while k < n and text[k] in _HEX:
-            k += 1
-        return n, k, "a hexadecimal digit (\\u takes four)"
+        # The escape stops being viable at the first character after its longest viable start.
+        bad = e + 1
+        while bad < n and ESCAPE_PREFIX.fullmatch(text, e, bad + 1):
+            bad += 1
+        if bad == e + 1:
+            return n, bad, 'an escape: one of " \\ / b f n r t u after the backslash'
+        return n, bad, _escape_expectation(text[e:bad])
     if c < " ":
         return n, e, "a string character (control characters must be escaped)"
     if "\udc00" <= c <= "\udfff":
