@@ -247,7 +247,7 @@ class ArgumentsTokenizer:
                     # The common case inside a long string: valid content, still open.
                     self._pending.append(fragment)
                     return False
-                end = self._string_end(fragment, 0)
+                end = end + 1 if fragment[end] == '"' else self._string_end(fragment, 0)
             else:
                 # Re-check the unfinished escape or surrogate together with its continuation.
                 tail = self._tail
