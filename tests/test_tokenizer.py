@@ -1,0 +1,216 @@
+"""``toolstitch._tokenizer.ArgumentsTokenizer``: which fragment closes, which one is bad."""
+
+from __future__ import annotations
+
+import ijson
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import toolstitch
+from reference import first_bad_offset, joined, object_end
+from strategies import (
+    PROPERTY_SETTINGS,
+    argument_texts,
+    has_huge_exponent,
+    mutated,
+    splits,
+    text_and_fragments,
+)
+from toolstitch._tokenizer import (
+    BACKEND,
+    ArgumentsTokenizer,
+    DepthExceeded,
+    DigitsExceeded,
+    InvalidFragment,
+    JSONEventBatch,
+)
+
+CLOSED = "closed"
+OPEN = "open"
+INVALID = "invalid"
+
+
+def tokenizer(
+    *,
+    max_depth: int = 256,
+    max_number_digits: int = 4000,
+    events: list[JSONEventBatch] | None = None,
+) -> ArgumentsTokenizer:
+    return ArgumentsTokenizer(
+        max_depth=max_depth,
+        max_number_digits=max_number_digits,
+        listener=None if events is None else events.append,
+    )
+
+
+def drive(fragments: list[str], tok: ArgumentsTokenizer | None = None) -> list[str]:
+    """Feed fragments until one closes the object or fails; the outcome of each fed one."""
+    tok = tok or tokenizer()
+    outcomes = []
+    for fragment in fragments:
+        try:
+            closed = tok.feed(fragment)
+        except InvalidFragment:
+            outcomes.append(INVALID)
+            break
+        outcomes.append(CLOSED if closed else OPEN)
+        if closed:
+            break
+    return outcomes
+
+
+def fragment_holding(fragments: list[str], offset: int) -> int:
+    """The number of the fragment that carries character ``offset`` of the joined text."""
+    start = 0
+    for k, fragment in enumerate(fragments):
+        if start <= offset < start + len(fragment):
+            return k
+        start += len(fragment)
+    raise AssertionError(f"offset {offset} is past the text")
+
+
+def test_backend_is_the_c_backend() -> None:
+    # The C backend is what the performance notes assume; the slower backends are covered
+    # by test_assembler.test_pure_python_backend_gives_the_same_results.
+    assert BACKEND == "yajl2_c"
+    assert toolstitch.JSON_BACKEND == ijson.backend == BACKEND
+
+
+# -- examples -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fragments", "expected"),
+    [
+        (["{}"], [CLOSED]),
+        (["  \n", "\t{", "}"], [OPEN, OPEN, CLOSED]),
+        (["{}  \n"], [CLOSED]),
+        (['{"a"', ":", "1", "2", "}"], [OPEN, OPEN, OPEN, OPEN, CLOSED]),
+        (['{"a":tr', "ue}"], [OPEN, CLOSED]),
+        (['{"a":"\\u00', 'e9"}'], [OPEN, CLOSED]),
+        (['{"a":"\\', "u", "00", "e", '9"}'], [OPEN, OPEN, OPEN, OPEN, CLOSED]),
+        (['{"a":"\\', '"', '"}'], [OPEN, OPEN, CLOSED]),
+        (['{"a":"\\ud83d', '\\ude80"}'], [OPEN, CLOSED]),
+        (['{"a":"x\ud83d', '\ude80y"}'], [OPEN, CLOSED]),
+        (['{"\ud83d', '\ude80":1}'], [OPEN, CLOSED]),
+        (['{"a":"é', "€", '🚀"}'], [OPEN, OPEN, CLOSED]),
+        (['{"a":[1,{"b":[]}]', "}"], [OPEN, CLOSED]),
+        (['{"a":1', ".", "5", "e", "-", "3}"], [OPEN, OPEN, OPEN, OPEN, OPEN, CLOSED]),
+        (["["], [INVALID]),
+        (["  ", '"a"'], [OPEN, INVALID]),
+        (["1"], [INVALID]),
+        (["{", "'"], [OPEN, INVALID]),
+        (['{"a":', "N"], [OPEN, INVALID]),
+        (['{"a":0', "1"], [OPEN, INVALID]),
+        (['{"a":"\\', "x"], [OPEN, INVALID]),
+        (['{"a":"\\u12', "g"], [OPEN, INVALID]),
+        (['{"a":"\ud83d', '"'], [OPEN, INVALID]),
+        (['{"a":"\\ud', "c"], [OPEN, INVALID]),
+        (['{"a":"\\ud800', '"'], [OPEN, INVALID]),
+        (['{"a":"\\uD800\\u', "0"], [OPEN, INVALID]),
+        (['{"a":"', "\ude80"], [OPEN, INVALID]),
+        (['{"a":"', "\x1f"], [OPEN, INVALID]),
+        (['{"a":1,', "}"], [OPEN, INVALID]),
+    ],
+)
+def test_outcome_of_each_fragment(fragments: list[str], expected: list[str]) -> None:
+    assert drive(fragments) == expected
+
+
+def test_surrogates_are_flagged_only_when_raw_surrogates_were_fed() -> None:
+    plain = tokenizer()
+    assert plain.feed('{"a":"\\ud83d\\ude80 🚀"}')
+    assert not plain.saw_surrogates
+    raw = tokenizer()
+    assert not raw.feed('{"a":"\ud83d')
+    assert raw.feed('\ude80"}')
+    assert raw.saw_surrogates
+
+
+def test_depth_up_to_the_limit_passes_and_one_more_raises() -> None:
+    tok = tokenizer(max_depth=3)
+    assert not tok.feed('{"a":[[')
+    assert not tok.feed("]")
+    with pytest.raises(DepthExceeded):
+        tok.feed(",[[")
+    assert drive(['{"a":[[]]}'], tokenizer(max_depth=3)) == [CLOSED]
+
+
+@pytest.mark.parametrize(
+    "fragments",
+    [['{"a":123456}'], ['{"a":123', "456}"], ['{"a":1', "2", "3", "4", "5", "6"]],
+)
+def test_digits_limit_reports_the_first_digit_past_it(fragments: list[str]) -> None:
+    tok = tokenizer(max_number_digits=5)
+    with pytest.raises(DigitsExceeded) as info:  # noqa: PT012 - the last feed raises
+        for fragment in fragments:
+            tok.feed(fragment)
+    text = "".join(fragments)
+    assert info.value.offset == text.index("6")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a":12345}',
+        '{"a":-12345.12345e+12345}',
+        '{"1234567890":"1234567890"}',
+        '{"a":[12345,12345]}',
+    ],
+)
+def test_digits_limit_counts_one_run_of_digits_outside_strings(text: str) -> None:
+    assert drive([text], tokenizer(max_number_digits=5)) == [CLOSED]
+
+
+# -- properties ---------------------------------------------------------------------------
+
+
+@PROPERTY_SETTINGS
+@given(text_and_fragments())
+def test_only_the_fragment_holding_the_closing_brace_closes(
+    case: tuple[str, list[str]],
+) -> None:
+    text, fragments = case
+    end = object_end(text)
+    assert end is not None
+    closing = fragment_holding(fragments, end - 1)
+    assert drive(fragments) == [OPEN] * closing + [CLOSED]
+
+
+@PROPERTY_SETTINGS
+@given(st.data())
+def test_the_fragment_holding_the_first_bad_character_raises(data: st.DataObject) -> None:
+    text = data.draw(argument_texts().flatmap(mutated))
+    assume(not has_huge_exponent(text))  # outside a Decimal: the assembler's business
+    fragments = data.draw(splits(text))
+    bad, end = first_bad_offset(text), object_end(text)
+    outcomes = drive(fragments)
+    if end is not None:
+        # The object closed (maybe with bad text after it): the closing fragment ends the
+        # tokenizer's work, by closing or, when it also carries the bad text, by failing.
+        closing = fragment_holding(fragments, end - 1)
+        assert outcomes[:-1] == [OPEN] * closing
+        allowed = (
+            {CLOSED}
+            if bad is None or bad >= sum(map(len, fragments[: closing + 1]))
+            else {
+                CLOSED,
+                INVALID,
+            }
+        )
+        assert outcomes[-1] in allowed
+    elif bad is not None:
+        assert outcomes == [OPEN] * fragment_holding(fragments, bad) + [INVALID]
+    else:
+        assert outcomes == [OPEN] * len(fragments)
+
+
+@PROPERTY_SETTINGS
+@given(text_and_fragments())
+def test_listener_sees_the_events_of_the_whole_text(case: tuple[str, list[str]]) -> None:
+    text, fragments = case
+    batches: list[JSONEventBatch] = []
+    assert drive(fragments, tokenizer(events=batches))[-1] == CLOSED
+    seen = [event for batch in batches for event in batch]
+    assert seen == list(ijson.basic_parse(joined(text).encode()))
