@@ -11,6 +11,7 @@ import dataclasses
 import enum
 import inspect
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import toolstitch
@@ -67,9 +68,26 @@ def _section(name: str, obj: object) -> list[str]:
                 out.append(f"- `{attr}{_signature(member)}`: {first}")
         out.append("")
         return out
+    if inspect.isfunction(obj):
+        out.append(f"## function `{name}{_signature(obj)}`\n")
+        out.append(_doc(obj) + "\n")
+        return out
     out.append(f"## `{name}`\n")
-    out.append(f"`{obj!r}`\n")
+    if isinstance(obj, Mapping):
+        out.append(f"A mapping with {len(obj)} entries:\n")
+        out.extend(f"- `{key!r}`: {_describe(value)}" for key, value in obj.items())
+        out.append("")
+    else:
+        out.append(f"`{obj!r}`\n")
     return out
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, type) or inspect.isfunction(value):
+        return f"`{value.__module__}.{value.__qualname__}`"
+    return f"`{value!r}`"
 
 
 def render() -> str:

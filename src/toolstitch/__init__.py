@@ -36,14 +36,30 @@ from ._events import (
     ToolCall,
 )
 from ._limits import Limits
+from ._quirks import QUIRK_CODES
+from ._stitch import AsyncStitch, Stitch, Stitcher, StitchResult, astitch, stitch
+from ._stream_events import (
+    FinishReason,
+    ReasoningDelta,
+    ServerToolCall,
+    StreamEvent,
+    StreamFailed,
+    StreamWarning,
+    TextDelta,
+    Usage,
+)
 from ._tokenizer import BACKEND as JSON_BACKEND
 from ._version import __version__
+from .adapters import PROVIDERS
 
 __all__ = [
     "GENERATED_ID_PREFIX",
     "JSON_BACKEND",
+    "PROVIDERS",
+    "QUIRK_CODES",
     "ArgumentsDelta",
     "Assembler",
+    "AsyncStitch",
     "CallDiscarded",
     "CallReady",
     "CallSnapshot",
@@ -53,6 +69,7 @@ __all__ = [
     "ConflictingId",
     "Delta",
     "Event",
+    "FinishReason",
     "InvalidDelta",
     "LimitExceeded",
     "Limits",
@@ -60,12 +77,24 @@ __all__ = [
     "MissingName",
     "ProviderError",
     "ProviderQuirk",
+    "ReasoningDelta",
+    "ServerToolCall",
+    "Stitch",
+    "StitchResult",
+    "Stitcher",
     "StreamDecodeError",
     "StreamError",
+    "StreamEvent",
+    "StreamFailed",
+    "StreamWarning",
+    "TextDelta",
     "ToolCall",
     "ToolCallError",
     "TrailingArguments",
     "TruncatedArguments",
     "UnexpectedDelta",
+    "Usage",
     "__version__",
+    "astitch",
+    "stitch",
 ]

@@ -243,6 +243,14 @@ class StreamError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code!r}, {self.message!r})"
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return vars(self) == vars(other)
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.message))
+
 
 class StreamDecodeError(StreamError):
     """The bytes are not the expected stream format (or pass a decoder's size limit)."""

@@ -1,0 +1,111 @@
+"""Stream-level events: what a provider stream says besides tool-call deltas.
+
+The core's events (``CallStarted``, ``ArgumentsDelta``, ``CallReady``, ``CallDiscarded``,
+``CallWarning``) describe calls. A provider stream also carries visible text, reasoning,
+a finish reason, token usage, calls that the provider runs itself, in-stream errors and
+oddities that concern no single call. Those are the events here. All of them subclass the
+core's ``Event``, so one ``isinstance(event, Event)`` covers everything ``stitch`` yields.
+
+Every class is a frozen, slotted, keyword-only value object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._errors import ProviderQuirk, StreamError, ToolCallError
+from ._events import Event
+
+__all__ = [
+    "FinishReason",
+    "ReasoningDelta",
+    "ServerToolCall",
+    "StreamEvent",
+    "StreamFailed",
+    "StreamWarning",
+    "TextDelta",
+    "Usage",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEvent(Event):
+    """Base class of the stream-level events (everything that is not about one client call)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextDelta(StreamEvent):
+    """A piece of the visible assistant text, in stream order."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReasoningDelta(StreamEvent):
+    """A piece of reasoning / thinking text (OpenAI-compatible ``reasoning_content`` or
+    ``reasoning``, Anthropic ``thinking_delta``, Responses reasoning text and summaries,
+    Gemini ``thought`` parts). Never part of the visible text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FinishReason(StreamEvent):
+    """Why the provider says the response ended, exactly as it says it.
+
+    OpenAI Chat ``finish_reason`` (``"tool_calls"``, ``"stop"``, ``"length"``…), Anthropic
+    ``stop_reason`` (``"tool_use"``, ``"end_turn"``, ``"max_tokens"``…), Gemini
+    ``finishReason`` (``"STOP"``, ``"MAX_TOKENS"``…), and for the Responses API the response
+    ``status`` (``"completed"``) or, for an incomplete response, its
+    ``incomplete_details.reason`` (``"max_output_tokens"``…).
+    """
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Usage(StreamEvent):
+    """Token usage as the provider reported it (its own keys, unchanged)."""
+
+    usage: dict[str, Any] = field(hash=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerToolCall(StreamEvent):
+    """A tool call the provider executes itself (Anthropic ``server_tool_use``).
+
+    Reported so that nothing is hidden, but never a call to dispatch: it is not a
+    ``CallReady`` and never appears among the complete calls. ``arguments`` is the input
+    text as streamed; ``parsed_arguments`` is that text loaded, or ``None`` with ``error``
+    set when it is not a complete JSON object.
+    """
+
+    index: int
+    id: str | None
+    name: str | None
+    type: str
+    arguments: str
+    parsed_arguments: dict[str, Any] | None = field(default=None, hash=False)
+    error: ToolCallError | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamFailed(StreamEvent):
+    """The stream as a whole went wrong.
+
+    ``error`` is a ``ProviderError`` for an error the provider sent inside the stream (e.g.
+    Anthropic's or Groq's ``event: error``), or a ``StreamDecodeError`` for bytes that are
+    not the stream format. Calls still open when the stream ends are then resolved as usual
+    (usually discarded as truncated); a complete call stays complete.
+    """
+
+    error: StreamError
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamWarning(StreamEvent):
+    """A provider quirk that concerns no particular call (e.g. a second finish chunk in a
+    response without tool calls). Quirks that concern calls are ``CallWarning`` events."""
+
+    error: ProviderQuirk

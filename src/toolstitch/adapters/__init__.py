@@ -1,0 +1,68 @@
+"""Provider adapters: one per stream format, each turning that API's events into events.
+
+``ADAPTERS`` maps each provider id accepted by ``stitch(provider=...)`` and
+``toolstitch replay --provider`` to its adapter class; ``detect`` names the provider of one
+decoded stream event, or returns ``None`` when the event could come from any of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from ._base import Adapter, as_mapping
+from .anthropic import AnthropicAdapter
+from .gemini import GeminiAdapter
+from .openai_chat import OpenAIChatAdapter
+from .openai_responses import OpenAIResponsesAdapter
+
+__all__ = [
+    "ADAPTERS",
+    "PROVIDERS",
+    "Adapter",
+    "AnthropicAdapter",
+    "GeminiAdapter",
+    "OpenAIChatAdapter",
+    "OpenAIResponsesAdapter",
+    "as_mapping",
+    "detect",
+]
+
+ADAPTERS: Final[dict[str, type[Adapter]]] = {
+    "openai-chat": OpenAIChatAdapter,
+    "openai-responses": OpenAIResponsesAdapter,
+    "anthropic": AnthropicAdapter,
+    "gemini": GeminiAdapter,
+}
+
+#: The provider ids, in the order the CLI lists them.
+PROVIDERS: Final[tuple[str, ...]] = tuple(ADAPTERS)
+
+_ANTHROPIC_TYPES = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+    }
+)
+
+
+def detect(payload: Mapping[str, Any], event: str | None = None) -> str | None:
+    """The provider whose stream ``payload`` (one decoded event) belongs to, or ``None``."""
+    kind = payload.get("type")
+    if kind in _ANTHROPIC_TYPES or event in _ANTHROPIC_TYPES:
+        return "anthropic"
+    if isinstance(kind, str) and kind.startswith("response."):
+        return "openai-responses"
+    if "candidates" in payload or "usageMetadata" in payload or "promptFeedback" in payload:
+        return "gemini"
+    if "usage_metadata" in payload or "prompt_feedback" in payload:
+        return "gemini"
+    obj = payload.get("object")
+    if "choices" in payload or (isinstance(obj, str) and obj.startswith("chat.completion")):
+        return "openai-chat"
+    return None

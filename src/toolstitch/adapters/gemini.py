@@ -1,0 +1,375 @@
+"""Gemini ``streamGenerateContent`` (AI Studio and Vertex AI) → events.
+
+What arrives: ``GenerateContentResponse`` chunks, ``{"candidates": [{"content": {"parts":
+[...]}, "finishReason"}], "usageMetadata"}``, as SSE (``alt=sse``) or as the elements of one
+JSON array. A part holds ``text`` (``thought: true`` for reasoning) or a ``functionCall``.
+
+Two ways a call arrives:
+
+* Whole: ``{"functionCall": {"name", "args": {...}, "id"?}}``, often without ``id``, several
+  in one chunk. Each becomes a call at the next position (0, 1, …), fed as compact JSON text
+  in the order the keys arrived, and ends at once. A call without ``id`` gets the core's
+  generated id, unique per position (``toolstitch_call_<position>``) - never the function
+  name, which would make two parallel calls to one tool indistinguishable.
+* Streamed (Vertex ``streamFunctionCallArguments``): ``{"name", "willContinue": true}`` opens
+  the call; parts ``{"partialArgs": [{"jsonPath": "$.a.b[0]", "stringValue" | "numberValue" |
+  "boolValue" | "nullValue", "willContinue"?}], "willContinue": true}`` add values (a string
+  with ``willContinue`` goes on in the next partial for the same path); an empty
+  ``functionCall: {}`` closes the call. ``_PathWriter`` turns the path-addressed values into
+  JSON text as they arrive, so the core validates and reports progress incrementally. A part
+  without ``willContinue`` also closes the call, and so does the candidate's
+  ``finishReason: "STOP"`` when the closing part never came (both with a warning); a stream
+  that ends otherwise leaves the call truncated.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from toolstitch._assembler import Assembler
+from toolstitch._deltas import Delta
+from toolstitch._events import Event
+from toolstitch._stream_events import FinishReason, ReasoningDelta, TextDelta, Usage
+
+from ._base import Adapter, get, mapping, provider_error, quirk_warning
+
+__all__ = ["GeminiAdapter", "PathError", "parse_json_path"]
+
+_STEP = re.compile(
+    r"""\.(?P<name>[^.\[\]]+)|\[(?P<index>\d+)\]|\[(?P<quote>['"])(?P<key>(?:\\.|(?!(?P=quote)).)*)(?P=quote)\]"""
+)
+
+
+class PathError(ValueError):
+    """A ``jsonPath`` that is not ``$`` followed by ``.key``, ``['key']`` or ``[n]`` steps."""
+
+
+def parse_json_path(path: str) -> list[str | int]:
+    """``"$.a.b[0]['c d']"`` → ``["a", "b", 0, "c d"]``."""
+    if not path.startswith("$"):
+        raise PathError(f"jsonPath {path!r} does not start with '$'")
+    steps: list[str | int] = []
+    pos = 1
+    while pos < len(path):
+        match = _STEP.match(path, pos)
+        if match is None:
+            raise PathError(f"jsonPath {path!r} cannot be read at offset {pos}")
+        if match.group("name") is not None:
+            steps.append(match.group("name"))
+        elif match.group("index") is not None:
+            steps.append(int(match.group("index")))
+        else:
+            steps.append(re.sub(r"\\(.)", r"\1", match.group("key")))
+        pos = match.end()
+    return steps
+
+
+class _Container:
+    __slots__ = ("array", "count", "keys", "step")
+
+    def __init__(self, step: str | int | None, array: bool) -> None:
+        self.step = step  # the key or index under which it sits in its parent
+        self.array = array
+        self.count = 0  # members written
+        self.keys: set[str] = set()
+
+
+class _PathWriter:
+    """Writes JSON text for path-addressed values that arrive in document order.
+
+    ``write(steps, value, more)`` returns the text to append; ``close()`` the text that
+    closes everything. A path that goes back into a container already closed, or names a
+    member already written, raises ``PathError``: the text cannot express it.
+    """
+
+    def __init__(self) -> None:
+        self.stack: list[_Container] = []
+        self.open_string: list[str | int] | None = None
+        self.closed = False
+
+    def write(self, steps: list[str | int], value: object, more: bool) -> str:
+        out: list[str] = []
+        if not self.stack:
+            self.stack.append(_Container(None, False))
+            out.append("{")
+        if self.open_string is not None:
+            if steps == self.open_string and isinstance(value, str):
+                out.append(json.dumps(value, ensure_ascii=False)[1:-1])
+                if not more:
+                    out.append('"')
+                    self.open_string = None
+                return "".join(out)
+            out.append('"')
+            self.open_string = None
+        if not steps:
+            raise PathError("a partialArg addresses the arguments object itself")
+        # The containers open now, below the root, are the path's first steps: keep the
+        # common part, close the rest.
+        parents = steps[:-1]
+        depth = 0
+        while (
+            depth + 1 < len(self.stack)
+            and depth < len(parents)
+            and self.stack[depth + 1].step == parents[depth]
+        ):
+            depth += 1
+        while len(self.stack) > depth + 1:
+            out.append("]" if self.stack.pop().array else "}")
+        for position, step in enumerate(parents[depth:], start=depth):
+            child_is_array = isinstance(steps[position + 1], int)
+            out.append(self._member(step))
+            out.append("[" if child_is_array else "{")
+            self.stack.append(_Container(step, child_is_array))
+        out.append(self._member(steps[-1]))
+        if isinstance(value, str):
+            out.append(json.dumps(value, ensure_ascii=False)[: -1 if more else None])
+            if more:
+                self.open_string = steps
+        else:
+            if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+                # numberValue is a double: SDKs hand 1 over as 1.0; the wire says 1.
+                value = int(value)
+            out.append(json.dumps(value, ensure_ascii=False))
+        return "".join(out)
+
+    def _member(self, step: str | int) -> str:
+        top = self.stack[-1]
+        if top.array:
+            if not isinstance(step, int) or step != top.count:
+                raise PathError(f"array index [{step}] is not the next one ([{top.count}])")
+        else:
+            if not isinstance(step, str) or step in top.keys:
+                raise PathError(f"member {step!r} was already written or is not a key")
+            top.keys.add(step)
+        text = "," if top.count else ""
+        top.count += 1
+        if top.array:
+            return text
+        return text + json.dumps(step, ensure_ascii=False) + ":"
+
+    def close(self) -> str:
+        out: list[str] = []
+        if self.open_string is not None:
+            out.append('"')
+            self.open_string = None
+        if not self.stack:
+            out.append("{}")
+        while self.stack:
+            out.append("]" if self.stack.pop().array else "}")
+        self.closed = True
+        return "".join(out)
+
+
+_VALUE_KEYS = (
+    ("stringValue", "string_value"),
+    ("numberValue", "number_value"),
+    ("boolValue", "bool_value"),
+    ("nullValue", "null_value"),
+)
+
+
+class _Streamed:
+    __slots__ = ("broken", "id", "index", "name", "writer")
+
+    def __init__(self, index: int, call_id: str | None, name: str | None) -> None:
+        self.index = index
+        self.id = call_id
+        self.name = name
+        self.writer = _PathWriter()
+        self.broken = False
+
+
+class GeminiAdapter(Adapter):
+    """Adapter for Gemini ``streamGenerateContent`` (``provider="gemini"``)."""
+
+    name = "gemini"
+
+    def __init__(self, assembler: Assembler, *, choice: int = 0) -> None:
+        super().__init__(assembler, choice=choice)
+        self._position = 0
+        self._open: _Streamed | None = None
+
+    def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Event]:
+        out: list[Event] = []
+        if "error" in payload and not payload.get("candidates"):
+            if payload["error"] is not None:
+                out.append(provider_error(payload["error"]))
+            return out
+        candidates = payload.get("candidates")
+        if isinstance(candidates, list):
+            for position, raw in enumerate(candidates):
+                candidate = mapping(raw)
+                if candidate.get("index", position) != self.choice:
+                    continue
+                self._candidate(candidate, out)
+        usage = mapping(get(payload, "usageMetadata", "usage_metadata"))
+        if usage:
+            out.append(Usage(usage=dict(usage)))
+        return out
+
+    def _candidate(self, candidate: Mapping[str, Any], out: list[Event]) -> None:
+        parts = mapping(candidate.get("content")).get("parts")
+        if isinstance(parts, list):
+            for raw in parts:
+                part = mapping(raw)
+                call = get(part, "functionCall", "function_call")
+                if call is not None:
+                    self._function_call(mapping(call), out)
+                    continue
+                text = part.get("text")
+                if isinstance(text, str) and text:
+                    if part.get("thought") is True:
+                        out.append(ReasoningDelta(text=text))
+                    else:
+                        out.append(TextDelta(text=text))
+        reason = get(candidate, "finishReason", "finish_reason")
+        if isinstance(reason, str) and reason:
+            if self._open is not None and reason == "STOP":
+                self._finish_open(
+                    "the stream's finishReason STOP came before the empty functionCall that "
+                    "closes the streamed arguments; the call was closed there",
+                    out,
+                )
+            out.append(FinishReason(reason=reason))
+
+    # -- function calls -----------------------------------------------------------------------
+
+    def _function_call(self, call: Mapping[str, Any], out: list[Event]) -> None:
+        name = call.get("name") if isinstance(call.get("name"), str) else None
+        call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else None
+        more = get(call, "willContinue", "will_continue") is True
+        partial = get(call, "partialArgs", "partial_args")
+        args = call.get("args")
+        if name:
+            if self._open is not None:
+                self._finish_open(
+                    "a new functionCall began before the empty functionCall that closes the "
+                    "streamed arguments; the call was closed there",
+                    out,
+                )
+            if not more and not partial:
+                self._whole(call_id, name, args, out)
+                return
+            index = self._next()
+            self._open = _Streamed(index, call_id, name)
+            out.extend(self.assembler.feed(Delta(index=index, id=call_id, name=name)))
+            if isinstance(args, Mapping) and args:
+                # Arguments given whole on the opening part: write them as paths.
+                self._write_object(args, out)
+        elif self._open is None:
+            if partial or (isinstance(args, Mapping) and args):
+                # Arguments without a call to belong to: a call without a name (the core
+                # discards it with MissingName at the end of the stream).
+                self._whole(call_id, None, args, out)
+            return
+        if isinstance(partial, list):
+            for raw in partial:
+                self._partial(mapping(raw), out)
+        if self._open is not None and not more:
+            empty = not name and not partial and args is None
+            if empty:
+                self._close_open(out)
+            else:
+                self._finish_open(
+                    "the last partialArgs part had no willContinue and no empty functionCall "
+                    "followed; the call was closed there",
+                    out,
+                )
+
+    def _next(self) -> int:
+        index = self._position
+        self._position += 1
+        return index
+
+    def _whole(self, call_id: str | None, name: str | None, args: object, out: list[Event]) -> None:
+        index = self._next()
+        if args is None:
+            args = {}
+        text = json.dumps(args, separators=(",", ":"), ensure_ascii=False)
+        out.extend(self.assembler.feed(Delta(index=index, id=call_id, name=name, arguments=text)))
+        out.extend(self.assembler.end(index))
+
+    def _partial(self, partial: Mapping[str, Any], out: list[Event]) -> None:
+        state = self._open
+        if state is None or state.broken:
+            return
+        path = get(partial, "jsonPath", "json_path")
+        value: object = None
+        found = False
+        for keys in _VALUE_KEYS:
+            for key in keys:
+                if key in partial:
+                    value = partial[key]
+                    found = True
+                    break
+            if found:
+                break
+        if not isinstance(path, str) or not found:
+            return
+        if keys[0] == "nullValue":
+            value = None
+        more = get(partial, "willContinue", "will_continue") is True
+        try:
+            text = state.writer.write(parse_json_path(path), value, more and isinstance(value, str))
+        except PathError as exc:
+            state.broken = True
+            out.append(
+                quirk_warning(
+                    "quirk-partial-args-out-of-order",
+                    f"partialArgs {path!r} cannot be written in order ({exc}); the call's "
+                    "arguments stop here",
+                    index=state.index,
+                    call_id=state.id,
+                    name=state.name,
+                )
+            )
+            return
+        if text:
+            out.extend(self.assembler.feed(Delta(index=state.index, arguments=text)))
+
+    def _write_object(self, args: Mapping[str, Any], out: list[Event]) -> None:
+        state = self._open
+        assert state is not None
+        text = json.dumps(args, separators=(",", ":"), ensure_ascii=False)
+        # Open the root and write the members verbatim; later partials cannot extend them.
+        state.writer.stack.append(_Container(None, False))
+        state.writer.stack[0].keys.update(str(k) for k in args)
+        state.writer.stack[0].count = len(args)
+        out.extend(self.assembler.feed(Delta(index=state.index, arguments=text[:-1])))
+
+    def _close_open(self, out: list[Event]) -> None:
+        state = self._open
+        if state is None:
+            return
+        self._open = None
+        if not state.broken:
+            text = state.writer.close()
+            out.extend(self.assembler.feed(Delta(index=state.index, arguments=text)))
+        out.extend(self.assembler.end(state.index))
+
+    def _finish_open(self, message: str, out: list[Event]) -> None:
+        state = self._open
+        if state is None:
+            return
+        out.append(
+            quirk_warning(
+                "quirk-partial-args-unterminated",
+                message,
+                index=state.index,
+                call_id=state.id,
+                name=state.name,
+            )
+        )
+        self._close_open(out)
+
+    def close(self) -> list[Event]:
+        out: list[Event] = []
+        if self._open is not None:
+            # The stream ended inside streamed arguments: they are truncated.
+            state, self._open = self._open, None
+            out.extend(self.assembler.end(state.index))
+        out.extend(self.assembler.finish())
+        return out

@@ -1,0 +1,127 @@
+"""The OpenAI Chat Completions adapter: chunk shapes, errors, and the ``openai`` SDK's objects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fixtures.expected import fixture_names, load, normalize, payloads
+from toolstitch._assembler import Assembler
+from toolstitch._errors import ProviderError
+from toolstitch._events import CallReady
+from toolstitch._stitch import stitch
+from toolstitch._stream_events import FinishReason, ReasoningDelta, StreamFailed, TextDelta, Usage
+from toolstitch.adapters import OpenAIChatAdapter, detect
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    return {
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **extra,
+    }
+
+
+def test_detected_from_choices_or_object() -> None:
+    assert detect({"choices": []}) == "openai-chat"
+    assert detect({"object": "chat.completion.chunk"}) == "openai-chat"
+    assert detect({"error": {"message": "x"}}) is None
+
+
+def test_text_reasoning_finish_and_usage() -> None:
+    adapter = OpenAIChatAdapter(Assembler())
+    events = adapter.feed(chunk({"role": "assistant", "content": "Hi", "reasoning_content": "R"}))
+    events += adapter.feed(chunk({"reasoning": "S"}))  # OpenRouter / Groq spelling
+    events += adapter.feed(chunk({}, "stop"))
+    events += adapter.feed(
+        {"object": "chat.completion.chunk", "choices": [], "usage": {"total_tokens": 3}}
+    )
+    assert events == [
+        ReasoningDelta(text="R"),
+        TextDelta(text="Hi"),
+        ReasoningDelta(text="S"),
+        FinishReason(reason="stop"),
+        Usage(usage={"total_tokens": 3}),
+    ]
+    assert adapter.close() == []
+
+
+def test_error_object_in_place_of_a_chunk() -> None:
+    adapter = OpenAIChatAdapter(Assembler())
+    (event,) = adapter.feed({"error": {"message": "boom", "type": "server_error", "code": None}})
+    assert isinstance(event, StreamFailed)
+    assert isinstance(event.error, ProviderError)
+    assert event.error.kind == "server_error"
+    assert "boom" in event.error.message
+    (event,) = adapter.feed({"message": "bare"}, event="error")
+    assert isinstance(event, StreamFailed)
+    assert adapter.feed({"error": None, "choices": []}) == []
+
+
+def test_whole_message_instead_of_delta() -> None:
+    adapter = OpenAIChatAdapter(Assembler())
+    events = adapter.feed(
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "c",
+                                "type": "function",
+                                "function": {"name": "f", "arguments": "{}"},
+                            }
+                        ]
+                    },
+                    "finish_reason": "tool_calls",
+                }
+            ]
+        }
+    )
+    assert [e.call.name for e in events if isinstance(e, CallReady)] == ["f"]
+
+
+def test_other_choices_are_ignored() -> None:
+    adapter = OpenAIChatAdapter(Assembler(), choice=1)
+    assert adapter.feed(chunk({"content": "zero"})) == []
+
+
+OPENAI_FIXTURES = fixture_names("openai-chat")
+
+
+@pytest.mark.parametrize("name", OPENAI_FIXTURES)
+def test_sdk_chunk_objects(name: str) -> None:
+    openai_models = pytest.importorskip("openai._models")
+    chat_types = pytest.importorskip("openai.types.chat")
+    body, expected = load(name)
+    objects = []
+    for payload in payloads(body):
+        if "choices" in payload:
+            objects.append(
+                openai_models.construct_type(type_=chat_types.ChatCompletionChunk, value=payload)
+            )
+        else:
+            objects.append(payload)  # an error object: the SDK raises instead of yielding one
+    assert normalize(stitch(objects).result) == expected
+
+
+def test_sdk_objects_keep_null_apart_from_absent() -> None:
+    openai_models = pytest.importorskip("openai._models")
+    chat_types = pytest.importorskip("openai.types.chat")
+    body, _ = load("openai-chat/null-arguments-and-function")
+    objects = [
+        openai_models.construct_type(type_=chat_types.ChatCompletionChunk, value=p)
+        for p in payloads(body)
+    ]
+    codes = {w.error.code for w in stitch(objects).result.warnings}
+    assert "quirk-arguments-null" in codes
+    # and a plain SDK stream with absent fields raises no null warnings
+    body, _ = load("openai-chat/parallel-calls")
+    objects = [
+        openai_models.construct_type(type_=chat_types.ChatCompletionChunk, value=p)
+        for p in payloads(body)
+    ]
+    assert stitch(objects).result.warnings == ()
