@@ -51,9 +51,13 @@ __all__ = [
 #: results stay the same, speed does not (see docs/concepts.md, "ijson backends").
 BACKEND: Final[str] = ijson.backend
 
-#: ``(event, value)`` pairs exactly as ``ijson.basic_parse`` yields them: ``start_map``,
-#: ``map_key``, ``end_map``, ``start_array``, ``end_array``, ``string``, ``number``
-#: (``int`` or ``Decimal``), ``boolean`` and ``null``.
+#: ``(event, value)`` pairs in text order: those of ``ijson.basic_parse`` (``start_map``,
+#: ``map_key``, ``end_map``, ``start_array``, ``end_array``, ``string``, ``number`` as ``int``
+#: or ``Decimal``, ``boolean``, ``null``), plus two of toolstitch's own for a string that is
+#: still arriving: ``("string_start", "key" | "value")`` when it opens and stays open past the
+#: fragment, then ``("string_part", raw)`` with the raw, still-escaped body text of each
+#: fragment while it stays open. When it closes, ijson's ``map_key`` or ``string`` event
+#: follows with the whole decoded value.
 JSONEventBatch = list[tuple[str, object]]
 JSONEventListener = Callable[[JSONEventBatch], None]
 
@@ -246,6 +250,8 @@ class ArgumentsTokenizer:
                 if end == len(fragment):
                     # The common case inside a long string: valid content, still open.
                     self._pending.append(fragment)
+                    if self._listener is not None:
+                        self._listener([("string_part", fragment)])
                     return False
                 end = end + 1 if fragment[end] == '"' else self._string_end(fragment, 0)
             else:
@@ -256,6 +262,8 @@ class ArgumentsTokenizer:
                     end -= len(tail)
             if end < 0:
                 self._pending.append(fragment)
+                if self._listener is not None:
+                    self._listener([("string_part", fragment)])
                 return False
             pending = self._pending
             pending.append(fragment[:end])
@@ -330,14 +338,18 @@ class ArgumentsTokenizer:
                     if len(stack) > self._max_depth:
                         events.clear()
                         raise DepthExceeded
-        if events:
-            if self._listener is not None:
-                self._listener(events[:])
-            events.clear()
-        self._judge_end(fragment, plain_start, opened)
+        kind = self._judge_end(fragment, plain_start, opened)
+        if self._listener is not None:
+            batch = events[:]
+            if kind is not None:
+                batch.append(("string_start", kind))
+                batch.append(("string_part", fragment[opened:]))
+            if batch:
+                self._listener(batch)
+        events.clear()
         return closed
 
-    def _judge_end(self, fragment: str, segment: int, opened: int) -> None:
+    def _judge_end(self, fragment: str, segment: int, opened: int) -> str | None:
         """Judge what yajl leaves pending at the end of a chunk.
 
         yajl waits for the end of a number, a literal or a string before it judges the token,
@@ -353,9 +365,11 @@ class ArgumentsTokenizer:
             if context not in "{[:,":
                 raise InvalidFragment
             self._token = ""
-            return
+            if context == "{" or (context == "," and self._stack[-1] == "{"):
+                return "key"
+            return "value"
         if self._in_string:
-            return
+            return None
         last = fragment[-1]
         if last in _TOKEN_CHARS:
             start = len(fragment.rstrip(_TOKEN_CHARS))
@@ -383,6 +397,7 @@ class ArgumentsTokenizer:
         else:
             self._token = ""
             self._sig = last
+        return None
 
     def close(self) -> None:
         """Release the parser; the tokenizer is not fed again."""
