@@ -8,6 +8,8 @@ The tree::
      │    ├── TruncatedArguments        "truncated-arguments"
      │    ├── MissingName               "missing-name"
      │    ├── LimitExceeded             "limit-exceeded"
+     │    ├── UnknownTool               "unknown-tool"
+     │    ├── SchemaViolation           "schema-violation"     (a discard, or a warning by policy)
      │    ├── TrailingArguments         "trailing-arguments"   (a warning: the call stands)
      │    ├── ConflictingId             "conflicting-id"       (a warning: the first id stands)
      │    ├── UnexpectedDelta           "unexpected-delta"     (a warning: the delta was ignored)
@@ -40,8 +42,10 @@ __all__ = [
     "StreamError",
     "ToolCallError",
     "TrailingArguments",
+    "SchemaViolation",
     "TruncatedArguments",
     "UnexpectedDelta",
+    "UnknownTool",
 ]
 
 
@@ -173,6 +177,56 @@ class LimitExceeded(ToolCallError):
         self.limit = limit
         self.value = value
         #: Where in the arguments text the limit was passed, when that is meaningful.
+        self.offset = offset
+
+
+class UnknownTool(ToolCallError):
+    """With tools declared: the name can no longer become a declared tool's name.
+
+    ``declared`` lists the declared names; ``closest`` is the most similar one, if any.
+    """
+
+    code = "unknown-tool"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        declared: tuple[str, ...],
+        closest: str | None,
+        index: int | None = None,
+        call_id: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(message, index=index, call_id=call_id, name=name)
+        self.declared = declared
+        self.closest = closest
+
+
+class SchemaViolation(ToolCallError):
+    """The arguments break the tool's JSON Schema.
+
+    ``path`` is a JSON Pointer to the offending value (``/items/3/name``), ``keyword`` the
+    schema keyword it breaks, ``offset`` where in the arguments text the violation became
+    certain (the value's or key's first character), when known.
+    """
+
+    code = "schema-violation"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str,
+        keyword: str,
+        offset: int | None = None,
+        index: int | None = None,
+        call_id: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(message, index=index, call_id=call_id, name=name)
+        self.path = path
+        self.keyword = keyword
         self.offset = offset
 
 
