@@ -29,6 +29,7 @@ than the highest index in use.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -93,8 +94,16 @@ _TOOL_FINISH: Final = frozenset({"tool_calls", "function_call"})
 _CUT_FINISH: Final = frozenset({"length", "max_tokens", "content_filter"})
 
 
+_STRUCTURE = re.compile(r'["{}\[\]]')
+_STRING_RUN = re.compile(r'[^"\\]*')
+
+
 class _Scanner:
-    """Brackets and strings of the text fed to one call: has the root value closed?"""
+    """Brackets and strings of the text fed to one call: has the root value closed?
+
+    Regular expressions skip string bodies and the text between brackets, so Python runs once
+    per quote or bracket, not once per character.
+    """
 
     __slots__ = ("closed", "depth", "escape", "in_string", "started")
 
@@ -105,55 +114,72 @@ class _Scanner:
         self.started = False
         self.closed = False
 
-    def feed(self, text: str) -> None:
-        if self.closed:
-            return
-        depth, in_string, escape = self.depth, self.in_string, self.escape
-        for ch in text:
+    def _run(self, text: str, *, commit: bool) -> int:
+        """Scan ``text``; the offset just past the root's closing bracket, or -1."""
+        depth, in_string, escape, started = self.depth, self.in_string, self.escape, self.started
+        n = len(text)
+        i = 0
+        close = -1
+        while i < n:
             if in_string:
                 if escape:
                     escape = False
-                elif ch == "\\":
+                    i += 1
+                    continue
+                i = _STRING_RUN.match(text, i).end()  # type: ignore[union-attr]
+                if i >= n:
+                    break
+                if text[i] == "\\":
                     escape = True
-                elif ch == '"':
+                else:
                     in_string = False
-            elif ch == '"':
+                i += 1
+                continue
+            found = _STRUCTURE.search(text, i)
+            stop = n if found is None else found.start()
+            if not started and text[i:stop].strip(WHITESPACE):
+                started = True
+            if found is None:
+                break
+            ch = text[stop]
+            i = stop + 1
+            if ch == '"':
                 in_string = True
             elif ch == "{" or ch == "[":
                 depth += 1
-                self.started = True
-            elif ch == "}" or ch == "]":
+                started = True
+            else:
                 depth -= 1
                 if depth <= 0:
-                    self.closed = True
+                    close = i
                     break
-            elif ch not in WHITESPACE:
-                self.started = True
-        self.depth, self.in_string, self.escape = depth, in_string, escape
+        if commit:
+            self.depth, self.in_string, self.escape, self.started = (
+                depth,
+                in_string,
+                escape,
+                started,
+            )
+            if close >= 0:
+                self.closed = True
+        return close
+
+    def feed(self, text: str) -> None:
+        if not self.closed:
+            self._run(text, commit=True)
+
+    def scan(self, text: str) -> int:
+        """``feed`` that also returns where the root closed in ``text`` (or -1)."""
+        if self.closed:
+            return 0
+        return self._run(text, commit=True)
 
     def close_offset(self, text: str) -> int:
         """Where in ``text`` (fed next) the root value would close: the offset after its
         closing bracket, or -1. Changes nothing."""
         if self.closed:
             return 0
-        depth, in_string, escape = self.depth, self.in_string, self.escape
-        for i, ch in enumerate(text):
-            if in_string:
-                if escape:
-                    escape = False
-                elif ch == "\\":
-                    escape = True
-                elif ch == '"':
-                    in_string = False
-            elif ch == '"':
-                in_string = True
-            elif ch == "{" or ch == "[":
-                depth += 1
-            elif ch == "}" or ch == "]":
-                depth -= 1
-                if depth <= 0:
-                    return i + 1
-        return -1
+        return self._run(text, commit=False)
 
 
 class _Track:
@@ -284,8 +310,47 @@ class ChatQuirks:
         for raw in tool_calls:
             if raw is None:
                 continue
-            self._entry(_Entry(raw), seen, out)
+            if not (type(raw) is dict and self._continuation(raw, seen, out)):
+                self._entry(_Entry(raw), seen, out)
         return out
+
+    def _continuation(self, raw: dict[str, Any], seen: set[int], out: list[Event]) -> bool:
+        """The common case, cheaply: one more arguments fragment for a streaming call, in the
+        protocol's own shape (``{"index": i, "function": {"arguments": "..."}}``) and with no
+        quirk to interpret. Returns False, having done nothing, for anything else."""
+        if len(raw) != 2:
+            return False
+        index = raw.get("index")
+        function = raw.get("function")
+        if type(index) is not int or type(function) is not dict or len(function) != 1:
+            return False
+        arguments = function.get("arguments")
+        if type(arguments) is not str or not arguments or index in seen:
+            return False
+        track = self._by_pindex.get(index)
+        if (
+            track is None
+            or track.final
+            or track.scan.closed
+            or len(arguments) >= track.length  # could be a cumulative re-send: look closer
+        ):
+            return False
+        seen.add(index)
+        end = track.scan.scan(arguments)
+        rest: str | None = None
+        if end > 0 and arguments[end:].strip(WHITESPACE):
+            arguments, rest = arguments[:end], arguments[end:]
+        track.parts.append(arguments)
+        track.length += len(arguments)
+        core = raw if rest is None and track.index == index else None
+        self._observe(
+            self.assembler.feed(core or Delta(index=track.index, arguments=arguments)), out
+        )
+        track.entries += 1
+        self._latest = track
+        if rest is not None:
+            self._entry(_Entry({"index": index, "function": {"arguments": rest}}), set(), out)
+        return True
 
     def finish_reason(self, reason: str) -> list[Event]:
         """The choice's ``finish_reason``: resolve the calls (the first time) and check it."""
