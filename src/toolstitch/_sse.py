@@ -53,6 +53,22 @@ class SSEMessage:
         return self.data == "[DONE]"
 
 
+_new = object.__new__
+_SET_FIELDS = tuple(vars(SSEMessage)[name].__set__ for name in ("event", "data", "id", "retry"))
+
+
+def _message(event: str, data: str, id: str | None, retry: int | None) -> SSEMessage:
+    """``SSEMessage(event, data, id, retry)`` without the frozen dataclass's per-field
+    ``object.__setattr__`` (one message per event makes it the decoder's hot path)."""
+    message: SSEMessage = _new(SSEMessage)
+    set_event, set_data, set_id, set_retry = _SET_FIELDS
+    set_event(message, event)
+    set_data(message, data)
+    set_id(message, id)
+    set_retry(message, retry)
+    return message
+
+
 class SSEDecoder:
     """Decode an event stream incrementally; feed bytes in any chunking.
 
@@ -233,6 +249,13 @@ class SSEDecoder:
         if not raw:
             self._dispatch()
             return
+        if raw.startswith(b"data: "):
+            # The common line, cheaply ("data: " is ASCII: character and byte indexes agree).
+            value_bytes = len(raw) - 6
+            self._check_event(value_bytes, start + 6)
+            self._data_bytes += (1 if self._data else 0) + value_bytes
+            self._data.append(raw[6:].decode("utf-8", "replace"))
+            return
         if raw[0] == 0x3A:  # ":" starts a comment
             self.comments += 1
             return
@@ -268,12 +291,13 @@ class SSEDecoder:
         # Per spec an event whose data buffer is empty is not dispatched, but the event type
         # still resets. (One empty "data:" line does count: it dispatches data "".)
         if self._data:
+            data = self._data
             self._out.append(
-                SSEMessage(
-                    event=self._event or "message",
-                    data="\n".join(self._data),
-                    id=self.last_event_id,
-                    retry=self._event_retry,
+                _message(
+                    self._event or "message",
+                    data[0] if len(data) == 1 else "\n".join(data),
+                    self.last_event_id,
+                    self._event_retry,
                 )
             )
             self._data = []
