@@ -32,6 +32,7 @@ from typing import Any, Final
 from ._assembler import Assembler
 from ._errors import StreamDecodeError, StreamError
 from ._events import (
+    ArgumentsDelta,
     CallDiscarded,
     CallReady,
     CallSnapshot,
@@ -366,6 +367,8 @@ class Stitcher:
 
     def _observe(self, events: list[Event]) -> list[Event]:
         for event in events:
+            if type(event) is ArgumentsDelta:
+                continue  # the most frequent event, and nothing to note in the result
             if isinstance(event, TextDelta):
                 self._text.append(event.text)
             elif isinstance(event, CallStarted):
