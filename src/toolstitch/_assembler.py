@@ -23,6 +23,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ._brackets import BracketScanner
 from ._deltas import delta_fields
 from ._diagnose import WHITESPACE, diagnose, locate, snippet
 from ._errors import (
@@ -687,21 +688,7 @@ def _bind_listener(
 
 def _open_brackets(text: str) -> str:
     """How many containers an unclosed (valid) prefix leaves open, for messages."""
-    depth = 0
-    in_string = False
-    escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
+    scanner = BracketScanner()
+    scanner.feed(text)
+    depth = scanner.depth
     return f"{depth} container{'s' if depth != 1 else ''}"

@@ -1,11 +1,11 @@
-"""The quirk layer's bracket scanner agrees with a character-by-character reference."""
+"""The bracket scanner (quirk layer, messages) agrees with a character-by-character reference."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolstitch._quirks import _Scanner
+from toolstitch._brackets import BracketScanner
 
 
 def _reference(text: str) -> tuple[int, bool, bool]:
@@ -41,7 +41,7 @@ ALPHABET = st.sampled_from(list('{}[]"\\ a1:,\n'))
 def test_scanner_matches_the_reference_for_any_split(pieces: list[str]) -> None:
     text = "".join(pieces)
     close, in_string, started = _reference(text)
-    scanner = _Scanner()
+    scanner = BracketScanner()
     fed = 0
     for piece in pieces:
         if scanner.closed:
