@@ -95,18 +95,24 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+#: Fragments kept apart before they are joined into one chunk of a call's text: enough to
+#: make the join cheap per fragment, few enough to keep the per-fragment overhead bounded.
+_CHUNK_FRAGMENTS = 256
+
+
 class _Call:
     """Everything known about one call index. Private and mutable; snapshots are public."""
 
     __slots__ = (
+        "chunks",
         "closed",
         "error",
         "id",
         "index",
         "length",
         "name",
-        "parts",
         "ready_length",
+        "recent",
         "result",
         "state",
         "tokenizer",
@@ -120,7 +126,11 @@ class _Call:
         self.id: str | None = None
         self.type: str | None = None
         self.name = ""
-        self.parts: list[str] = []
+        # The text, in a form that appends in O(1), stays compact and lets snapshots share
+        # it: joined chunks (append-only; replaced, never changed in place) and the fragments
+        # received since the last chunk.
+        self.chunks: list[str] = []
+        self.recent: list[str] = []
         self.length = 0
         self.state = _AWAITING_ID
         self.error: ToolCallError | None = None
@@ -131,11 +141,24 @@ class _Call:
         self.trailing_offset: int | None = None  # trailing text seen, warning not yet sent
         self.result: ToolCall | None = None
 
+    def append(self, fragment: str) -> None:
+        recent = self.recent
+        recent.append(fragment)
+        if len(recent) >= _CHUNK_FRAGMENTS:
+            self.chunks.append("".join(recent))
+            self.recent = []
+
     def text(self) -> str:
-        parts = self.parts
-        if len(parts) > 1:
-            parts[:] = ["".join(parts)]
-        return parts[0] if parts else ""
+        chunks, recent = self.chunks, self.recent
+        if not recent:
+            if len(chunks) == 1:
+                return chunks[0]
+            if not chunks:
+                return ""
+        text = "".join(chunks) + "".join(recent)
+        self.chunks = [text]
+        self.recent = []
+        return text
 
     def move(self, trigger: str) -> None:
         try:
@@ -148,9 +171,10 @@ class _Call:
             index=self.index,
             id=self.id,
             name=self.name or None,
-            arguments=self.text(),
             state=self.state,
             error=self.error,
+            closed=self.closed,
+            pieces=(self.chunks, len(self.chunks), tuple(self.recent)),
         )
 
 
@@ -225,6 +249,11 @@ class Assembler:
         """Every call seen so far (within ``max_calls``), in index order."""
         return tuple(self._calls[i].snapshot() for i in sorted(self._calls))
 
+    def call(self, index: int) -> CallSnapshot | None:
+        """A snapshot of call ``index`` (``None`` if unseen). O(1): cheap to poll per delta."""
+        call = self._calls.get(index)
+        return None if call is None else call.snapshot()
+
     def complete(self) -> list[ToolCall]:
         """The complete calls, sorted by index."""
         calls = self._calls
@@ -259,7 +288,7 @@ class Assembler:
             self._last = call
             length = call.length + len(arguments)
             if length <= self._max_argument_chars:
-                call.parts.append(arguments)
+                call.append(arguments)
                 call.length = length
                 events: list[Event] = []
                 try:
@@ -460,7 +489,7 @@ class Assembler:
         if length > self._limits.max_argument_chars:
             self._limit(call, "max_argument_chars", length, events)
             return
-        call.parts.append(fragment)
+        call.append(fragment)
         call.length = length
         if call.state is _ACCUMULATING_NAME:
             call.move("receive_arguments")
@@ -515,7 +544,7 @@ class Assembler:
         offset = call.length
         if offset + len(fragment) <= self._limits.max_argument_chars:
             # Past the limit the text stops growing; the call itself already stands.
-            call.parts.append(fragment)
+            call.append(fragment)
             call.length += len(fragment)
         rest = fragment.lstrip(WHITESPACE)
         if rest and not call.trailing_warned:

@@ -71,16 +71,88 @@ class ToolCall:
         return json.dumps(self.parsed_arguments, separators=(",", ":"), ensure_ascii=False)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+class _Text:
+    """A call's text as a snapshot saw it, joined on first read and then kept."""
+
+    __slots__ = ("_pieces", "_text")
+
+    def __init__(
+        self, text: str | None, pieces: tuple[list[str], int, tuple[str, ...]] | None = None
+    ) -> None:
+        self._text = text
+        # The call's append-only list of joined chunks, how many of them are ours, and the
+        # fragments received since its last chunk (see _assembler._Call).
+        self._pieces = pieces
+
+    def get(self) -> str:
+        text = self._text
+        if text is None:
+            pieces = self._pieces
+            if pieces is None:
+                text = ""
+            else:
+                chunks, count, recent = pieces
+                text = "".join(chunks[:count]) + "".join(recent)
+            self._text, self._pieces = text, None
+        return text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Text) and self.get() == other.get()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self.get())
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class CallSnapshot:
-    """A read-only view of one call as it stands: ``arguments`` is the text so far."""
+    """A read-only view of one call as it stands.
+
+    ``arguments`` is the argument text received so far; ``closed`` whether the arguments
+    object has closed; ``partial_arguments`` the Python value built so far when the assembler
+    keeps the partial view (else ``None``). Taking a snapshot costs O(1): ``arguments`` is
+    joined only when first read, so polling ``Assembler.call(index)`` after every delta stays
+    linear as long as the text is not read each time. ``partial_arguments`` is the assembler's
+    live value, not a copy: it keeps growing with later deltas (copy it to keep it).
+    """
 
     index: int
     id: str | None
     name: str | None
-    arguments: str
     state: CallState
-    error: ToolCallError | None = None
+    error: ToolCallError | None
+    closed: bool
+    partial_arguments: Any
+    _text: _Text = field(repr=False)
+
+    def __init__(
+        self,
+        *,
+        index: int,
+        id: str | None,
+        name: str | None,
+        arguments: str | None = None,
+        state: CallState,
+        error: ToolCallError | None = None,
+        closed: bool = False,
+        partial_arguments: Any = None,
+        pieces: tuple[list[str], int, tuple[str, ...]] | None = None,
+    ) -> None:
+        setter = object.__setattr__
+        setter(self, "index", index)
+        setter(self, "id", id)
+        setter(self, "name", name)
+        setter(self, "state", state)
+        setter(self, "error", error)
+        setter(self, "closed", closed)
+        setter(self, "partial_arguments", partial_arguments)
+        setter(self, "_text", _Text(arguments, pieces))
+
+    @property
+    def arguments(self) -> str:
+        """The argument text received so far (joined on first read)."""
+        return self._text.get()
 
 
 @dataclass(frozen=True, slots=True)

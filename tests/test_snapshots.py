@@ -1,0 +1,49 @@
+"""Snapshots: O(1) to take, immutable once taken, and `Assembler.call` for one index."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolstitch import Assembler, CallState, Delta
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=5), min_size=1, max_size=700))
+def test_each_snapshot_keeps_the_text_it_saw(pieces: list[str]) -> None:
+    # Any text at all (validity aside): a call that gets discarded keeps its text too.
+    assembler = Assembler()
+    assembler.feed(Delta(index=0, id="c", name="f"))
+    snapshots = []
+    for piece in pieces:
+        assembler.feed(Delta(index=0, arguments=piece))
+        snapshot = assembler.call(0)
+        assert snapshot is not None
+        snapshots.append(snapshot)
+    # Read only now, after later fragments (and chunk joins) happened: each snapshot shows
+    # the text as it was. The text grows with every fragment until the call is discarded
+    # (the fragment that discards it is kept, for the error report).
+    expected = ""
+    stopped = False
+    for piece, snapshot in zip(pieces, snapshots, strict=True):
+        if not stopped:
+            expected += piece
+        stopped = stopped or snapshot.state is CallState.DISCARDED
+        assert snapshot.arguments == expected
+
+
+def test_call_reports_closed_and_unknown_indices() -> None:
+    assembler = Assembler()
+    assert assembler.call(3) is None
+    assembler.feed(Delta(index=3, arguments='{"a": 1'))
+    first = assembler.call(3)
+    assert first is not None
+    assert not first.closed
+    assert first.state is CallState.AWAITING_ID
+    assembler.feed(Delta(index=3, arguments="}  "))
+    second = assembler.call(3)
+    assert second is not None
+    assert second.closed
+    assert second.arguments == '{"a": 1}  '
+    assert first.arguments == '{"a": 1'
+    assert assembler.calls == (second,)
