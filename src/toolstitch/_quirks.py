@@ -94,6 +94,9 @@ _TOOL_FINISH: Final = frozenset({"tool_calls", "function_call"})
 _CUT_FINISH: Final = frozenset({"length", "max_tokens", "content_filter"})
 
 
+_COMPACT_EVERY: Final = 256
+
+
 class _Track:
     """What the layer fed to one core call."""
 
@@ -105,6 +108,7 @@ class _Track:
         "id",
         "index",
         "length",
+        "loose",
         "name",
         "object_text",
         "parts",
@@ -119,6 +123,7 @@ class _Track:
         self.name = ""
         self.parts: list[str] = []
         self.length = 0
+        self.loose = 0  # fragments at the end of ``parts`` not yet joined into one piece
         self.scan = BracketScanner()
         self.typed = False
         self.final = False
@@ -132,12 +137,23 @@ class _Track:
         parts = self.parts
         if len(parts) > 1:
             parts[:] = ["".join(parts)]
+            self.loose = 0
         return parts[0] if parts else ""
 
     def add(self, fragment: str) -> None:
-        self.parts.append(fragment)
-        self.length += len(fragment)
+        self.append(fragment)
         self.scan.feed(fragment)
+
+    def append(self, fragment: str) -> None:
+        parts = self.parts
+        parts.append(fragment)
+        self.length += len(fragment)
+        self.loose += 1
+        if self.loose >= _COMPACT_EVERY:
+            # Join the newest fragments into one piece: memory stays near the text's size
+            # (not a str object per fragment) and every character is copied once here.
+            parts[-_COMPACT_EVERY:] = ["".join(parts[-_COMPACT_EVERY:])]
+            self.loose = 0
 
 
 def _text(value: object, *, arguments: bool = False) -> str | None:
@@ -252,8 +268,7 @@ class ChatQuirks:
         rest: str | None = None
         if end > 0 and arguments[end:].strip(WHITESPACE):
             arguments, rest = arguments[:end], arguments[end:]
-        track.parts.append(arguments)
-        track.length += len(arguments)
+        track.append(arguments)
         core = raw if rest is None and track.index == index else None
         self._observe(
             self.assembler.feed(core or Delta(index=track.index, arguments=arguments)), out
