@@ -17,6 +17,7 @@ from strategies import (
     splits,
     text_and_fragments,
 )
+from toolstitch import Assembler, CallReady, Delta
 from toolstitch._tokenizer import (
     BACKEND,
     ArgumentsTokenizer,
@@ -118,14 +119,14 @@ def test_outcome_of_each_fragment(fragments: list[str], expected: list[str]) -> 
     assert drive(fragments) == expected
 
 
-def test_surrogates_are_flagged_only_when_raw_surrogates_were_fed() -> None:
-    plain = tokenizer()
-    assert plain.feed('{"a":"\\ud83d\\ude80 🚀"}')
-    assert not plain.saw_surrogates
-    raw = tokenizer()
-    assert not raw.feed('{"a":"\ud83d')
-    assert raw.feed('\ude80"}')
-    assert raw.saw_surrogates
+def test_a_surrogate_pair_split_across_fragments_loads_as_one_character() -> None:
+    assembler = Assembler()
+    assembler.feed(Delta(index=0, id="c", name="f", arguments='{"a":"\ud83d'))
+    (ready,) = [
+        e for e in assembler.feed(Delta(index=0, arguments='\ude80"}')) if isinstance(e, CallReady)
+    ]
+    assert ready.call.arguments == '{"a":"\ud83d\ude80"}'  # as received: two code points
+    assert ready.call.parsed_arguments == {"a": "🚀"}  # loaded: one character
 
 
 def test_depth_up_to_the_limit_passes_and_one_more_raises() -> None:

@@ -20,6 +20,7 @@ state changes.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -73,6 +74,7 @@ _COMPLETE = CallState.COMPLETE
 _DISCARDED = CallState.DISCARDED
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _TOKENIZER_ERRORS = (InvalidFragment, DepthExceeded, DigitsExceeded, NumberOutOfRange)
 _new_event = object.__new__
 _set_index = vars(ArgumentsDelta)["index"].__set__
@@ -155,7 +157,7 @@ class _Call:
                 return chunks[0]
             if not chunks:
                 return ""
-        text = "".join(chunks) + "".join(recent)
+        text = "".join(chunks + recent if recent else chunks)
         self.chunks = [text]
         self.recent = []
         return text
@@ -558,7 +560,8 @@ class Assembler:
         else:
             arguments = call.text()[: call.ready_length]
             source = arguments
-            if call.tokenizer.saw_surrogates:
+            if not source.isascii() and _SURROGATE.search(source):
+                # The halves of a pair came as separate code points: load the joined text.
                 source = source.encode("utf-16", "surrogatepass").decode("utf-16")
             try:
                 parsed = json.loads(source, parse_constant=_reject_constant)

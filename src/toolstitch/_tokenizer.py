@@ -82,6 +82,9 @@ _LITERAL_PREFIXES: Final = frozenset(
 # The pattern also matches the empty string, so ``match`` never returns None here.
 _body_match: Final[Callable[..., re.Match[str]]] = STRING_BODY.match  # type: ignore[assignment]
 _DIGITS: Final[str] = "0123456789"
+_JOIN_EVERY: Final = 256
+QUOTE: Final = '"'
+_FLUSH_AT: Final = 64 * 1024
 _DIGIT_RUN: Final = re.compile("[0-9]+")
 
 
@@ -167,8 +170,11 @@ class ArgumentsTokenizer:
         "_coro",
         "_digit_run",
         "_events",
+        "_flushed",
+        "_held",
         "_in_string",
         "_listener",
+        "_loose",
         "_max_depth",
         "_max_digits",
         "_offset",
@@ -180,7 +186,6 @@ class ArgumentsTokenizer:
         "_tail",
         "_token",
         "exact_close",
-        "saw_surrogates",
     )
 
     def __init__(
@@ -209,11 +214,12 @@ class ArgumentsTokenizer:
         self._started = False
         self._in_string = False
         self._pending: list[str] = []  # held-back body of the open string
+        self._loose = 0  # pieces at the end of ``_pending`` not yet joined into one
+        self._held = 0  # characters in the joined pieces of ``_pending``
+        self._flushed = 0  # characters of the open string's body already sent to yajl
         self._tail = ""  # end of the held body that may still become an escape or a pair
         self._digit_run = 0  # digits at the end of the text sent so far, outside strings
         self._offset = 0  # characters fed so far
-        #: Whether any fragment carried surrogate code points (a pair split in two).
-        self.saw_surrogates = False
 
     def _string_end(self, text: str, start: int) -> int:
         """Offset after the closing quote of the string open at ``start``; -1 if still open.
@@ -249,8 +255,11 @@ class ArgumentsTokenizer:
                 end = _body_match(fragment).end()
                 if end == len(fragment):
                     # The common case inside a long string: valid content, still open.
-                    self._pending.append(fragment)
                     if self._listener is not None:
+                        self._pending.append(fragment)
+                        self._loose += 1
+                        if self._loose >= _JOIN_EVERY:
+                            self._hold("")
                         self._listener([("string_part", fragment)])
                     return False
                 end = end + 1 if fragment[end] == '"' else self._string_end(fragment, 0)
@@ -261,14 +270,21 @@ class ArgumentsTokenizer:
                 if end >= 0:
                     end -= len(tail)
             if end < 0:
-                self._pending.append(fragment)
                 if self._listener is not None:
+                    self._hold(fragment)
                     self._listener([("string_part", fragment)])
                 return False
-            pending = self._pending
-            pending.append(fragment[:end])
-            head = "".join(pending)
-            pending.clear()
+            if self._listener is not None:
+                pending = self._pending
+                pending.append(fragment[:end])
+                head = "".join(pending)
+                pending.clear()
+                self._loose = self._held = self._flushed = 0
+            else:
+                # The body was validated on its way in and nobody wants its value: yajl gets
+                # the closing quote alone and reads an empty string. Long strings thus cost
+                # no copy, no encoding and no parsing at all.
+                head = QUOTE
             self._in_string = False
             begin = end
         else:
@@ -302,21 +318,27 @@ class ArgumentsTokenizer:
             end = self._string_end(fragment, quote + 1)
             if end < 0:
                 self._in_string = True
-                self._pending.append(fragment[quote + 1 :])
+                if self._listener is not None:
+                    self._hold(fragment[quote + 1 :])
                 stop = opened = quote + 1
                 break
             plain_start = end
-        sent = head + fragment[begin:stop] if head else fragment[begin:stop]
-        if not sent:
-            return False
-        try:
-            data = sent.encode()
-        except UnicodeEncodeError:
-            self.saw_surrogates = True
-            data = _encode(sent)
+        sent = fragment[begin:stop]
         events = self._events
         try:
-            self._send(data)
+            if head:
+                # A held string's body goes in a send of its own: joining it to the rest of
+                # the fragment would copy it once more, and it may be megabytes.
+                data = self._encode(head)
+                del head
+                self._send(data)
+                del data
+            if sent:
+                try:
+                    data = sent.encode()
+                except UnicodeEncodeError:
+                    data = self._encode(sent)
+                self._send(data)
         except ijson.JSONError:
             events.clear()
             raise InvalidFragment from None
@@ -398,6 +420,42 @@ class ArgumentsTokenizer:
             self._token = ""
             self._sig = last
         return None
+
+    def _encode(self, text: str) -> bytes:
+        try:
+            return text.encode()
+        except UnicodeEncodeError:
+            return _encode(text)
+
+    def _hold(self, text: str) -> None:
+        """Keep ``text`` of the open string's body until its closing quote arrives."""
+        pending = self._pending
+        loose = self._loose
+        if text:
+            pending.append(text)
+            loose += 1
+        if loose >= _JOIN_EVERY:
+            # One str per fragment would cost several times the text itself: join the newest
+            # run into one piece (each character is copied once here).
+            run = "".join(pending[-_JOIN_EVERY:])
+            pending[-_JOIN_EVERY:] = [run]
+            loose = 0
+            self._held += len(run)
+            if self._held >= max(_FLUSH_AT, self._flushed) and not (
+                "\ud800" <= run[-1] <= "\udbff"
+            ):
+                # A long string: hand yajl what is held so far instead of keeping it all. yajl
+                # re-reads the unfinished string on each send, so sends double in size and
+                # the total re-reading stays linear.
+                data = self._encode("".join(pending))
+                pending.clear()
+                try:
+                    self._send(data)
+                except ijson.JSONError:
+                    raise InvalidFragment from None
+                self._flushed += self._held
+                self._held = 0
+        self._loose = loose
 
     def close(self) -> None:
         """Release the parser; the tokenizer is not fed again."""
