@@ -421,6 +421,18 @@ class ArgumentsTokenizer:
             self._sig = last
         return None
 
+    @property
+    def fed(self) -> int:
+        """Characters fed so far."""
+        return self._offset
+
+    def set_listener(self, listener: JSONEventListener | None) -> None:
+        """Attach (or replace) the listener; only before the first fragment, so that it sees
+        every event of the text (a held string's body is kept only when someone listens)."""
+        if self._offset:
+            raise RuntimeError("the listener must be set before the first fragment")
+        self._listener = listener
+
     def _encode(self, text: str) -> bytes:
         try:
             return text.encode()
