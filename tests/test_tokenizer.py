@@ -214,7 +214,7 @@ def test_listener_sees_the_events_of_the_whole_text(case: tuple[str, list[str]])
     batches: list[JSONEventBatch] = []
     assert drive(fragments, tokenizer(events=batches))[-1] == CLOSED
     seen = [event for batch in batches for event in batch]
-    own = {"string_start", "string_part"}
+    own = {"string_start", "string_part", "scalar_start"}
     assert [e for e in seen if e[0] not in own] == list(ijson.basic_parse(joined(text).encode()))
     # toolstitch's own events: each open string starts once, then its raw parts follow, and
     # the parts of one string are a prefix of the raw text its closing event decodes.
@@ -224,3 +224,7 @@ def test_listener_sees_the_events_of_the_whole_text(case: tuple[str, list[str]])
         if name == "string_start":
             assert value in ("key", "value")
             assert seen[position + 1][0] == "string_part"
+        if name == "scalar_start":
+            # The next event of ijson's is that scalar, of the kind announced.
+            following = next(e for e in seen[position + 1 :] if e[0] not in own)
+            assert following[0] == value

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._brackets import BracketScanner
@@ -33,6 +33,7 @@ from ._errors import (
     LimitExceeded,
     MalformedArguments,
     MissingName,
+    SchemaViolation,
     ToolCallError,
     TrailingArguments,
     TruncatedArguments,
@@ -40,6 +41,7 @@ from ._errors import (
 )
 from ._events import (
     ArgumentsDelta,
+    ArgumentsValue,
     CallDiscarded,
     CallReady,
     CallSnapshot,
@@ -60,6 +62,7 @@ from ._tokenizer import (
     JSONEventListener,
     NumberOutOfRange,
 )
+from ._toolcheck import MAX_WARNINGS, CallChecks, ToolChecks
 
 __all__ = ["GENERATED_ID_PREFIX", "Assembler"]
 
@@ -106,6 +109,7 @@ class _Call:
     """Everything known about one call index. Private and mutable; snapshots are public."""
 
     __slots__ = (
+        "checks",
         "chunks",
         "closed",
         "error",
@@ -116,6 +120,7 @@ class _Call:
         "ready_length",
         "recent",
         "result",
+        "schema_warnings",
         "state",
         "tokenizer",
         "trailing_offset",
@@ -142,6 +147,8 @@ class _Call:
         self.trailing_warned = False
         self.trailing_offset: int | None = None  # trailing text seen, warning not yet sent
         self.result: ToolCall | None = None
+        self.checks: CallChecks | None = None  # with declared tools: schema, partial view
+        self.schema_warnings = 0
 
     def append(self, fragment: str) -> None:
         recent = self.recent
@@ -176,6 +183,11 @@ class _Call:
             state=self.state,
             error=self.error,
             closed=self.closed,
+            partial_arguments=(
+                None
+                if self.checks is None or self.checks.partial is None
+                else self.checks.partial.value
+            ),
             pieces=(self.chunks, len(self.chunks), tuple(self.recent)),
         )
 
@@ -191,6 +203,16 @@ class Assembler:
     text that a call whose arguments stayed empty (or whitespace) gets at ``finish``.
     ``json_listener``, if given, receives the tokenizer's JSON events of every call as
     ``(index, batch)``; nothing is spent on them when it is ``None``.
+
+    ``tools`` declares the tools (an OpenAI ``tools`` list, Anthropic tools, Gemini function
+    declarations, or a mapping name → JSON Schema): a call whose name can no longer become a
+    declared name is discarded with ``UnknownTool`` at that delta, and its arguments are
+    checked against the tool's schema as they stream and, whole, with ``jsonschema`` at the
+    close. ``on_schema_violation`` is ``"discard"`` (the call is discarded at the delta that
+    made the violation certain, never ready) or ``"warn"`` (``CallWarning``, the call goes
+    on). ``partial_arguments`` keeps ``CallSnapshot.partial_arguments`` (on by default with
+    ``tools`` or ``watch_strings``); ``watch_strings`` maps tool names to JSON Pointers of
+    strings to stream as ``ArgumentsValue`` events. See docs/schema.md.
     """
 
     __slots__ = (
@@ -204,6 +226,7 @@ class Assembler:
         "_limits",
         "_max_argument_chars",
         "_open",
+        "_tools",
     )
 
     def __init__(
@@ -212,6 +235,10 @@ class Assembler:
         limits: Limits | None = None,
         empty_arguments: str = "{}",
         json_listener: Callable[[int, JSONEventBatch], None] | None = None,
+        tools: object = None,
+        on_schema_violation: str = "discard",
+        watch_strings: Mapping[str, Iterable[str]] | None = None,
+        partial_arguments: bool | None = None,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
@@ -228,6 +255,18 @@ class Assembler:
         self._empty_arguments = empty_arguments
         self._empty_parsed: dict[str, Any] = parsed
         self._json_listener = json_listener
+        if partial_arguments is None:
+            partial_arguments = tools is not None or bool(watch_strings)
+        self._tools: ToolChecks | None = None
+        if tools is not None or watch_strings or partial_arguments:
+            self._tools = ToolChecks(
+                tools,
+                on_schema_violation=on_schema_violation,
+                watch_strings=watch_strings,
+                partial_arguments=partial_arguments,
+            )
+        elif on_schema_violation not in ("discard", "warn"):
+            raise ValueError("on_schema_violation must be 'discard' or 'warn'")
         self._calls: dict[int, _Call] = {}
         self._discarded_overflow: set[int] = set()
         self._by_id: dict[str, _Call] = {}
@@ -301,6 +340,11 @@ class Assembler:
                         self._settle_closed(call, events)
                     return events
                 events.append(_arguments_delta(call.index, arguments))
+                checks = call.checks
+                if checks is not None and checks.pending:
+                    self._apply_checks(call, checks, events)
+                    if call.state is _DISCARDED:
+                        return events
                 if closed:
                     self._closed(call, arguments, events)
                 return events
@@ -482,11 +526,25 @@ class Assembler:
             self._limit(call, "max_name_chars", len(call.name) + len(name), events)
             return
         call.name += name
+        if self._tools is not None:
+            unknown = self._tools.name_error(call.name, complete=False)
+            if unknown is not None:
+                self._discard(call, unknown, events)
 
     def _take_arguments(self, call: _Call, fragment: str, events: list[Event]) -> None:
         if call.closed:
             self._after_close(call, fragment, events)
             return
+        if self._tools is not None and not call.tokenizer.fed and call.name:
+            # The arguments start: the name is complete now.
+            unknown = self._tools.name_error(call.name, complete=True)
+            if unknown is not None:
+                self._discard(call, unknown, events)
+                return
+            checks = self._tools.start(call.index, call.name, self._json_listener)
+            if checks is not None:
+                call.checks = checks
+                call.tokenizer.set_listener(checks.listen)
         length = call.length + len(fragment)
         if length > self._limits.max_argument_chars:
             self._limit(call, "max_argument_chars", length, events)
@@ -501,6 +559,11 @@ class Assembler:
             self._rejected(call, fragment, exc, events)
             return
         events.append(_arguments_delta(call.index, fragment))
+        checks = call.checks
+        if checks is not None and checks.pending:
+            self._apply_checks(call, checks, events)
+            if call.state is _DISCARDED:
+                return
         if closed:
             self._mark_closed(call, fragment)
 
@@ -569,6 +632,8 @@ class Assembler:
                 # The tokenizer accepted what json.loads refuses: never report it ready.
                 self._unloadable(call, exc, events)
                 return
+        if self._tools is not None and not self._checked_at_close(call, parsed, events):
+            return
         if call.id is None:
             call.id = self._generate_id(call.index)
             self._by_id[call.id] = call
@@ -584,6 +649,66 @@ class Assembler:
         call.move("complete")
         self._open -= 1
         events.append(CallReady(call=call.result))
+
+    def _checked_at_close(self, call: _Call, parsed: object, events: list[Event]) -> bool:
+        """The declared-tool checks due at the close; False if they discarded the call."""
+        tools = self._tools
+        assert tools is not None
+        unknown = tools.name_error(call.name, complete=True)
+        if unknown is not None:
+            self._discard(call, unknown, events)
+            return False
+        checks = call.checks
+        if checks is not None and checks.pending:
+            self._apply_checks(call, checks, events)
+            if call.state is _DISCARDED:
+                return False
+        already = set() if checks is None else {(v.path, v.keyword) for v in checks.reported}
+        for violation in tools.final(call.name, parsed):
+            if (violation.path, violation.keyword) in already:
+                continue
+            error = self._schema_error(call, violation)
+            if tools.policy == "discard":
+                self._discard(call, error, events)
+                return False
+            self._schema_warning(call, error, events)
+        return True
+
+    def _apply_checks(self, call: _Call, checks: CallChecks, events: list[Event]) -> None:
+        """Turn what the call's checks collected during this fragment into events."""
+        violations, updates = checks.take()
+        index = call.index
+        for path, value, done in updates:
+            events.append(ArgumentsValue(index=index, path=path, value=value, done=done))
+        assert self._tools is not None
+        for violation in violations:
+            checks.reported.append(violation)
+            error = self._schema_error(call, violation)
+            if self._tools.policy == "discard":
+                self._discard(call, error, events)
+                return
+            self._schema_warning(call, error, events)
+
+    def _schema_error(self, call: _Call, violation: Any) -> SchemaViolation:
+        from ._schema import locate_pointer
+
+        offset = locate_pointer(call.text(), violation.path, key=violation.at_key)
+        where = "" if offset is None else f" (offset {offset})"
+        return SchemaViolation(
+            f"{violation.path or '/'}: {violation.message}{where}",
+            path=violation.path,
+            keyword=violation.keyword,
+            offset=offset,
+            index=call.index,
+            call_id=call.id,
+            name=call.name or None,
+        )
+
+    def _schema_warning(self, call: _Call, error: SchemaViolation, events: list[Event]) -> None:
+        call.schema_warnings += 1
+        if call.schema_warnings > MAX_WARNINGS:
+            return  # bounded: each warning costs a scan of the text to locate it
+        events.append(CallWarning(index=call.index, error=error))
 
     def _unloadable(self, call: _Call, exc: Exception, events: list[Event]) -> None:
         text = call.text()

@@ -15,6 +15,7 @@ from ._errors import ToolCallError
 
 __all__ = [
     "ArgumentsDelta",
+    "ArgumentsValue",
     "CallDiscarded",
     "CallReady",
     "CallSnapshot",
@@ -206,3 +207,18 @@ class CallWarning(Event):
 
     index: int
     error: ToolCallError
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArgumentsValue(Event):
+    """A value of a call's arguments, for UIs (with ``watch_strings``; see docs/schema.md).
+
+    ``path`` is a JSON Pointer. ``done=True``: the value at ``path`` is complete (containers
+    after their contents, the whole object last at ``""``). ``done=False``: a watched string
+    grew, and ``value`` is only the newly arrived text.
+    """
+
+    index: int
+    path: str
+    value: Any
+    done: bool

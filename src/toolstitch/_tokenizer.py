@@ -56,8 +56,11 @@ BACKEND: Final[str] = ijson.backend
 #: or ``Decimal``, ``boolean``, ``null``), plus two of toolstitch's own for a string that is
 #: still arriving: ``("string_start", "key" | "value")`` when it opens and stays open past the
 #: fragment, then ``("string_part", raw)`` with the raw, still-escaped body text of each
-#: fragment while it stays open. When it closes, ijson's ``map_key`` or ``string`` event
-#: follows with the whole decoded value.
+#: fragment while it stays open (the last part, before the closing quote, included). When it
+#: closes, ijson's ``map_key`` or ``string`` event follows with the whole decoded value. And
+#: ``("scalar_start", "number" | "boolean" | "null")`` for a number or literal that starts in
+#: a fragment and completes in a later one; its ``number`` / ``boolean`` / ``null`` event
+#: follows when it does.
 JSONEventBatch = list[tuple[str, object]]
 JSONEventListener = Callable[[JSONEventBatch], None]
 
@@ -76,6 +79,13 @@ _TOKEN_CHARS: Final[str] = "0123456789-+.eEtrufalsn"
 _NUMBER_PREFIX: Final = re.compile(
     r"-?(?:(?:0|[1-9][0-9]*)(?:\.(?:[0-9]+(?:[eE][+-]?[0-9]*)?)?|[eE][+-]?[0-9]*)?)?"
 )
+_LITERALS: Final = frozenset({"true", "false", "null"})
+_SCALAR_KINDS: Final = {
+    **dict.fromkeys("-0123456789", "number"),
+    "t": "boolean",
+    "f": "boolean",
+    "n": "null",
+}
 _LITERAL_PREFIXES: Final = frozenset(
     word[:k] for word in ("true", "false", "null") for k in range(1, len(word) + 1)
 )
@@ -243,6 +253,7 @@ class ArgumentsTokenizer:
         """Validate the next non-empty fragment; ``True`` if it closes the object."""
         start_offset = self._offset
         self._offset = start_offset + len(fragment)
+        last_part = ""  # for listeners: the end of a held string's body, closing here
         if not self._started:
             stripped = fragment.lstrip(WHITESPACE)
             if not stripped:
@@ -280,6 +291,7 @@ class ArgumentsTokenizer:
                 head = "".join(pending)
                 pending.clear()
                 self._loose = self._held = self._flushed = 0
+                last_part = fragment[: end - 1]
             else:
                 # The body was validated on its way in and nobody wants its value: yajl gets
                 # the closing quote alone and reads an empty string. Long strings thus cost
@@ -363,9 +375,14 @@ class ArgumentsTokenizer:
         kind = self._judge_end(fragment, plain_start, opened)
         if self._listener is not None:
             batch = events[:]
+            if last_part:
+                batch.insert(0, ("string_part", last_part))
             if kind is not None:
-                batch.append(("string_start", kind))
-                batch.append(("string_part", fragment[opened:]))
+                if opened >= 0:
+                    batch.append(("string_start", kind))
+                    batch.append(("string_part", fragment[opened:]))
+                else:
+                    batch.append(("scalar_start", kind))
             if batch:
                 self._listener(batch)
         events.clear()
@@ -395,6 +412,7 @@ class ArgumentsTokenizer:
         last = fragment[-1]
         if last in _TOKEN_CHARS:
             start = len(fragment.rstrip(_TOKEN_CHARS))
+            started: str | None = None
             if start == 0 and segment == 0 and self._token:
                 token = self._token + fragment  # the token began in an earlier fragment
             else:
@@ -407,11 +425,16 @@ class ArgumentsTokenizer:
                     or (context == "," and self._stack and self._stack[-1] == "[")
                 ):
                     raise InvalidFragment
+                # A value starting here that yajl has not reported yet (a number always
+                # waits for the character after it; a complete literal does not).
+                if token not in _LITERALS:
+                    started = _SCALAR_KINDS.get(token[0])
             if token not in _LITERAL_PREFIXES and not _NUMBER_PREFIX.fullmatch(token):
                 raise InvalidFragment
             self._token = token
             self._sig = last
-        elif last in WHITESPACE:
+            return started
+        if last in WHITESPACE:
             self._token = ""
             rest = fragment.rstrip(WHITESPACE)
             if rest:
