@@ -360,7 +360,7 @@ class Assembler:
             call.type = kind
         if call_id:
             self._take_id(call, call_id, events)
-        if name:
+        if name and call.state is not _DISCARDED:
             self._take_name(call, name, events)
         if arguments and call.state is not _DISCARDED:
             self._take_arguments(call, arguments, events)
@@ -620,6 +620,9 @@ class Assembler:
     def _ready(self, call: _Call, events: list[Event], *, empty: bool = False) -> None:
         if empty:
             arguments, parsed = self._empty_arguments, dict(self._empty_parsed)
+            # Complete now: whatever arrives for it later is text after its arguments.
+            call.closed = True
+            call.ready_length = call.length
         else:
             arguments = call.text()[: call.ready_length]
             source = arguments

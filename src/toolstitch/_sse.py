@@ -150,9 +150,13 @@ class SSEDecoder:
         """Signal the end of the stream; return the messages still pending.
 
         A last line without a line terminator is processed, and an event still pending (one
-        whose blank line never came) is dispatched. Calling ``close`` again returns ``[]``;
-        ``feed`` after ``close`` raises ``RuntimeError``.
+        whose blank line never came) is dispatched. Calling ``close`` again returns ``[]``
+        (or raises the decoder's error again, if it died of one); ``feed`` after ``close``
+        raises ``RuntimeError``.
         """
+        if self._error is not None:
+            # Dead since an error (even one raised by an earlier close): say so again.
+            raise StreamDecodeError(self._error.message, offset=self._error.offset)
         if self._closed:
             return []
         self._check_usable()
@@ -194,7 +198,7 @@ class SSEDecoder:
             else:
                 line_start = base + pos
                 if end - pos > self.max_line_bytes:
-                    self._line_too_long(line_start)
+                    self._long_line(chunk, pos, end, line_start)
                 line = chunk[pos:end]
             self._line(line, line_start)
             pos = match.end()
@@ -221,6 +225,17 @@ class SSEDecoder:
                 self._line_kind = -1
         if self._line_kind > 0:
             self._check_event(size - self._line_kind, self._line_start + self._line_kind)
+
+    def _long_line(self, chunk: bytes, pos: int, end: int, line_start: int) -> NoReturn:
+        """A whole line past ``max_line_bytes``: report whichever limit it passed first, as
+        the byte-by-byte path would (a data line may pass the event limit earlier)."""
+        if chunk.startswith(b"data:", pos):
+            value_index = 6 if chunk.startswith(b" ", pos + 5) else 5
+            before = self._data_bytes + (1 if self._data else 0)
+            passed_at = line_start + value_index + max(self.max_event_bytes - before, 0)
+            if passed_at < line_start + self.max_line_bytes:
+                self._check_event(end - pos - value_index, line_start + value_index)
+        self._line_too_long(line_start)
 
     def _line_too_long(self, line_start: int) -> NoReturn:
         self._fail(

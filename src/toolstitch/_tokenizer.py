@@ -93,6 +93,7 @@ _LITERAL_PREFIXES: Final = frozenset(
 _body_match: Final[Callable[..., re.Match[str]]] = STRING_BODY.match  # type: ignore[assignment]
 _DIGITS: Final[str] = "0123456789"
 _JOIN_EVERY: Final = 256
+_BRACKET_OR_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 QUOTE: Final = '"'
 _FLUSH_AT: Final = 64 * 1024
 _DIGIT_RUN: Final = re.compile("[0-9]+")
@@ -336,6 +337,13 @@ class ArgumentsTokenizer:
                 break
             plain_start = end
         sent = fragment[begin:stop]
+        if "\x0b" in sent or "\x0c" in sent:
+            # yajl takes vertical tab and form feed for whitespace; JSON does not.
+            raise InvalidFragment
+        if len(sent) + len(self._stack) > self._max_depth:
+            # yajl would build an event per bracket before the depth could be checked: with
+            # 100,000 brackets in one fragment, megabytes. Count them first.
+            self._check_depth(sent)
         events = self._events
         try:
             if head:
@@ -499,6 +507,22 @@ class ArgumentsTokenizer:
             self._coro = None
             with contextlib.suppress(ijson.JSONError, RuntimeError):
                 coro.close()
+
+    def _check_depth(self, text: str) -> None:
+        """Raise ``DepthExceeded`` if ``text`` (complete strings only, but perhaps a last
+        opening quote) nests deeper than ``max_depth`` from the current depth."""
+        if text.count("[") + text.count("{") + len(self._stack) <= self._max_depth:
+            return
+        depth = len(self._stack)
+        limit = self._max_depth
+        for match in _BRACKET_OR_STRING.finditer(text):
+            token = match.group()
+            if token == "[" or token == "{":
+                depth += 1
+                if depth > limit:
+                    raise DepthExceeded
+            elif token == "]" or token == "}":
+                depth -= 1
 
     def _check_digits(self, fragment: str, begin: int, end: int, base: int) -> None:
         """Keep runs of digits outside strings within ``max_number_digits``."""
