@@ -1,7 +1,12 @@
 """Deterministic tool-call workloads for the benchmarks: OpenAI-shaped delta dicts.
 
 Every workload is built from a fixed seed, so two machines build the same deltas; run
-``python benchmarks/workloads.py`` to print their sizes and fingerprints.
+``python benchmarks/workloads.py`` to print their sizes and fingerprints (``--all`` adds the
+1 KB - 16 MB size sweep and the fingerprints of the Anthropic-shaped events and SSE bodies).
+
+The same streams come in three shapes: OpenAI Chat tool-call delta dicts (``Workload.deltas``),
+Anthropic Messages events as dicts (``anthropic_events``) and raw OpenAI Chat SSE bytes
+(``sse_body``, built from ``openai_chunks``).
 """
 
 from __future__ import annotations
@@ -170,9 +175,223 @@ def sweep(sizes: tuple[int, ...] = (16_000, 64_000, 256_000, 1_000_000)) -> list
     ]
 
 
-if __name__ == "__main__":
-    for workload in [*standard(), *sweep()]:
-        print(
-            f"{workload.name:16} calls={workload.calls:2} deltas={len(workload.deltas):8,} "
-            f"chars={workload.argument_chars:10,} fingerprint={workload.fingerprint()}"
+#: The size sweep of the comparison benchmark: argument sizes from 1 KB to 16 MB (targets; the
+#: generated texts come out a few per cent larger).
+SWEEP_SIZES: tuple[int, ...] = (
+    1_000,
+    4_000,
+    16_000,
+    64_000,
+    256_000,
+    1_000_000,
+    4_000_000,
+    16_000_000,
+)
+
+
+def size_name(size: int) -> str:
+    """``write_file_1k`` ... ``write_file_1m`` ... ``write_file_16m``."""
+    if size >= 1_000_000 and size % 1_000_000 == 0:
+        return f"write_file_{size // 1_000_000}m"
+    return f"write_file_{size // 1000}k"
+
+
+def size_sweep(sizes: tuple[int, ...] = SWEEP_SIZES) -> list[Workload]:
+    """The sweep of ``sweep()`` (same seeds, same deltas, same fingerprints) with short names."""
+    return [
+        single(size_name(size), "write_file", write_file_arguments(random.Random(size), size), size)
+        for size in sizes
+    ]
+
+
+def by_name(name: str) -> Workload:
+    """One standard workload or sweep size by name (``small`` ... ``write_file_16m``)."""
+    for workload in standard():
+        if workload.name == name:
+            return workload
+    for size in SWEEP_SIZES:
+        if size_name(size) == name:
+            return size_sweep((size,))[0]
+    raise KeyError(name)
+
+
+# -- the same streams in other shapes ------------------------------------------------------------
+
+
+def fingerprint(obj: object) -> str:
+    """A short stable digest of a JSON-able object or a list of bytes."""
+    digest = hashlib.sha256()
+    if isinstance(obj, list) and obj and isinstance(obj[0], bytes):
+        for piece in obj:
+            digest.update(len(piece).to_bytes(8, "big"))
+            digest.update(piece)
+    else:
+        digest.update(json.dumps(obj, sort_keys=True, ensure_ascii=False).encode())
+    return digest.hexdigest()[:16]
+
+
+def arguments_by_index(workload: Workload) -> dict[int, str]:
+    """The complete arguments text of each call, by index."""
+    parts: dict[int, list[str]] = {}
+    for delta in workload.deltas:
+        fragment = delta["function"].get("arguments")
+        if fragment:
+            parts.setdefault(delta["index"], []).append(fragment)
+    return {index: "".join(bucket) for index, bucket in parts.items()}
+
+
+def expected(workload: Workload) -> dict[int, Any]:
+    """What every approach must produce: the parsed arguments of each call, by index."""
+    return {index: json.loads(text) for index, text in arguments_by_index(workload).items()}
+
+
+def argument_bytes(workload: Workload) -> int:
+    """UTF-8 size of all the calls' arguments (what memory is compared against)."""
+    return sum(len(text.encode()) for text in arguments_by_index(workload).values())
+
+
+def closing_positions(workload: Workload) -> dict[int, int]:
+    """Per call index, the position in ``deltas`` of the delta that closes its arguments."""
+    last: dict[int, int] = {}
+    for position, delta in enumerate(workload.deltas):
+        if delta["function"].get("arguments"):
+            last[delta["index"]] = position
+    return last
+
+
+CHUNK_ID = "chatcmpl-bench0000000000000000000000"
+MODEL = "gpt-bench-2025-01-01"
+CREATED = 1_735_689_600
+
+
+def openai_chunks(workload: Workload) -> list[dict[str, Any]]:
+    """OpenAI Chat Completions stream chunks: one per delta, then one with the finish reason.
+
+    The first chunk also carries ``role`` (as the API sends it); every chunk has the usual
+    envelope (``id``, ``object``, ``created``, ``model``, ``system_fingerprint``).
+    """
+    chunks: list[dict[str, Any]] = []
+    for position, delta in enumerate(workload.deltas):
+        body: dict[str, Any] = {"tool_calls": [delta]}
+        if position == 0:
+            body = {"role": "assistant", "content": None, "refusal": None, **body}
+        chunks.append(_chunk(body, None))
+    chunks.append(_chunk({}, "tool_calls"))
+    return chunks
+
+
+def _chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+    return {
+        "id": CHUNK_ID,
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": MODEL,
+        "system_fingerprint": "fp_bench",
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+    }
+
+
+def sse_body(workload: Workload) -> list[bytes]:
+    """The raw ``text/event-stream`` body of ``openai_chunks``, one piece per event.
+
+    Each piece is ``data: {...}\n\n`` (compact JSON, UTF-8 as the API sends it), the way a
+    live stream arrives, one network read per event; the last piece is ``data: [DONE]``.
+    """
+    pieces = [
+        b"data: " + json.dumps(chunk, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
+        for chunk in openai_chunks(workload)
+    ]
+    pieces.append(b"data: [DONE]\n\n")
+    return pieces
+
+
+def anthropic_events(workload: Workload) -> list[dict[str, Any]]:
+    """The same calls as an Anthropic Messages stream, events as dicts.
+
+    ``message_start``; per call a ``tool_use`` block (``content_block_start``, one
+    ``input_json_delta`` per argument fragment, ``content_block_stop``); ``message_delta``
+    with ``stop_reason: tool_use``; ``message_stop``. The block index is the call index.
+    Anthropic sends one block after the other, never interleaved, so the calls of
+    ``parallel8`` come whole, in index order, with the same fragments.
+    """
+    headers: dict[int, Delta] = {}
+    fragments: dict[int, list[str]] = {}
+    for delta in workload.deltas:
+        index = delta["index"]
+        if "id" in delta:
+            headers[index] = delta
+        piece = delta["function"].get("arguments")
+        if piece:
+            fragments.setdefault(index, []).append(piece)
+    events: list[dict[str, Any]] = [
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_bench0000000000000000",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-bench",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 100, "output_tokens": 1},
+            },
+        }
+    ]
+    output_tokens = 0
+    for index in sorted(headers):
+        header = headers[index]
+        events.append(
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": "toolu_" + header["id"],
+                    "name": header["function"]["name"],
+                    "input": {},
+                },
+            }
         )
+        for piece in fragments.get(index, []):
+            output_tokens += 1
+            events.append(
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": piece},
+                }
+            )
+        events.append({"type": "content_block_stop", "index": index})
+    events.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": output_tokens},
+        }
+    )
+    events.append({"type": "message_stop"})
+    return events
+
+
+def describe(workload: Workload) -> str:
+    return (
+        f"{workload.name:16} calls={workload.calls:2} deltas={len(workload.deltas):9,} "
+        f"chars={workload.argument_chars:11,} fingerprint={workload.fingerprint()}"
+    )
+
+
+if __name__ == "__main__":
+    import sys
+
+    for workload in [*standard(), *sweep()]:
+        print(describe(workload))
+    if "--all" in sys.argv:
+        print()
+        for workload in size_sweep():
+            print(describe(workload))
+        for workload in standard():
+            print(
+                f"{workload.name:16} anthropic={fingerprint(anthropic_events(workload))} "
+                f"sse={fingerprint(sse_body(workload))}"
+            )
