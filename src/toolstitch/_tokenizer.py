@@ -76,6 +76,7 @@ _NOT_CONTAINER: Final = ""
 # Characters of a number or literal token: yajl waits for the end of such a token at the end
 # of a chunk before it judges it, so the tokenizer judges the unfinished one itself.
 _TOKEN_CHARS: Final[str] = "0123456789-+.eEtrufalsn"
+_TOKEN_OR_SPACE: Final = frozenset(_TOKEN_CHARS + " \t\n\r")
 _NUMBER_PREFIX: Final = re.compile(
     r"-?(?:(?:0|[1-9][0-9]*)(?:\.(?:[0-9]+(?:[eE][+-]?[0-9]*)?)?|[eE][+-]?[0-9]*)?)?"
 )
@@ -300,9 +301,10 @@ class ArgumentsTokenizer:
                 head = QUOTE
             self._in_string = False
             begin = end
+            send_from = end - 1 if head is QUOTE else end  # the closing quote goes along
         else:
             head = ""
-            begin = 0
+            begin = send_from = 0
         # Outside any string from ``begin`` on: find each string, hold back an unfinished one.
         stop = len(fragment)
         plain_start = begin
@@ -336,7 +338,7 @@ class ArgumentsTokenizer:
                 stop = opened = quote + 1
                 break
             plain_start = end
-        sent = fragment[begin:stop]
+        sent = fragment[send_from:stop]
         if "\x0b" in sent or "\x0c" in sent:
             # yajl takes vertical tab and form feed for whitespace; JSON does not.
             raise InvalidFragment
@@ -346,7 +348,7 @@ class ArgumentsTokenizer:
             self._check_depth(sent)
         events = self._events
         try:
-            if head:
+            if head and head is not QUOTE:
                 # A held string's body goes in a send of its own: joining it to the rest of
                 # the fragment would copy it once more, and it may be megabytes.
                 data = self._encode(head)
@@ -380,7 +382,14 @@ class ArgumentsTokenizer:
                     if len(stack) > self._max_depth:
                         events.clear()
                         raise DepthExceeded
-        kind = self._judge_end(fragment, plain_start, opened)
+        last = fragment[-1]
+        if opened < 0 and not self._in_string and last not in _TOKEN_OR_SPACE:
+            # The common end: a quote, a bracket, a comma or a colon. Nothing is pending.
+            self._token = ""
+            self._sig = last
+            kind = None
+        else:
+            kind = self._judge_end(fragment, plain_start, opened)
         if self._listener is not None:
             batch = events[:]
             if last_part:
