@@ -94,6 +94,7 @@ _LITERAL_PREFIXES: Final = frozenset(
 _body_match: Final[Callable[..., re.Match[str]]] = STRING_BODY.match  # type: ignore[assignment]
 _DIGITS: Final[str] = "0123456789"
 _JOIN_EVERY: Final = 256
+_SLICE: Final = 16 * 1024
 _BRACKET_OR_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 QUOTE: Final = '"'
 _FLUSH_AT: Final = 64 * 1024
@@ -339,6 +340,7 @@ class ArgumentsTokenizer:
                 break
             plain_start = end
         sent = fragment[send_from:stop]
+        closed_early = False
         if "\x0b" in sent or "\x0c" in sent:
             # yajl takes vertical tab and form feed for whitespace; JSON does not.
             raise InvalidFragment
@@ -355,7 +357,12 @@ class ArgumentsTokenizer:
                 del head
                 self._send(data)
                 del data
-            if sent:
+            if len(sent) > _SLICE:
+                # A huge fragment: yajl would hold an event per token of it at once. Feed it
+                # in slices and take each slice's events as they come.
+                closed_early = self._send_slices(sent, last_part)
+                last_part = ""
+            elif sent:
                 try:
                     data = sent.encode()
                 except UnicodeEncodeError:
@@ -368,7 +375,7 @@ class ArgumentsTokenizer:
             # decimal.InvalidOperation: an exponent beyond what Decimal can hold (|e| > 10**18)
             events.clear()
             raise NumberOutOfRange from None
-        closed = False
+        closed = closed_early
         stack = self._stack
         for event, _ in events:
             bracket = _container(event, _NOT_CONTAINER)
@@ -516,6 +523,45 @@ class ArgumentsTokenizer:
             self._coro = None
             with contextlib.suppress(ijson.JSONError, RuntimeError):
                 coro.close()
+
+    def _send_slices(self, text: str, last_part: str) -> bool:
+        """Send ``text`` in slices, handling each slice's events; True if the object closed."""
+        events = self._events
+        stack = self._stack
+        closed = False
+        start = 0
+        while start < len(text):
+            stop = start + _SLICE
+            if stop < len(text) and "\ud800" <= text[stop - 1] <= "\udbff":
+                stop += 1  # keep a surrogate pair in one slice
+            piece = text[start:stop]
+            start = stop
+            try:
+                data = piece.encode()
+            except UnicodeEncodeError:
+                data = self._encode(piece)
+            self._send(data)
+            for event, _ in events:
+                bracket = _container(event, _NOT_CONTAINER)
+                if bracket is not _NOT_CONTAINER:
+                    if bracket is None:
+                        stack.pop()
+                        if not stack:
+                            closed = True
+                    else:
+                        stack.append(bracket)
+                        if len(stack) > self._max_depth:
+                            events.clear()
+                            raise DepthExceeded
+            if self._listener is not None:
+                batch = events[:]
+                if last_part:
+                    batch.insert(0, ("string_part", last_part))
+                    last_part = ""
+                if batch:
+                    self._listener(batch)
+            events.clear()
+        return closed
 
     def _check_depth(self, text: str) -> None:
         """Raise ``DepthExceeded`` if ``text`` (complete strings only, but perhaps a last
