@@ -54,6 +54,8 @@ _ANTHROPIC_TYPES = frozenset(
 def detect(payload: Mapping[str, Any], event: str | None = None) -> str | None:
     """The provider whose stream ``payload`` (one decoded event) belongs to, or ``None``."""
     kind = payload.get("type")
+    if not isinstance(kind, str):
+        kind = None  # a list or an object there is no event type of any provider's
     if kind in _ANTHROPIC_TYPES or event in _ANTHROPIC_TYPES:
         return "anthropic"
     if isinstance(kind, str) and kind.startswith("response."):

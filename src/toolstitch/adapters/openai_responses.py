@@ -61,6 +61,12 @@ def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _text_key(payload: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """Which text part an output_text event is about (indices that are not ints count as
+    missing: they cannot be used as keys)."""
+    return _int(payload.get("output_index")), _int(payload.get("content_index"))
+
+
 def _int(value: object) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
@@ -95,7 +101,7 @@ class OpenAIResponsesAdapter(Adapter):
         elif kind == "response.output_text.delta":
             text = payload.get("delta")
             if isinstance(text, str) and text:
-                self._text_seen.add((payload.get("output_index"), payload.get("content_index")))
+                self._text_seen.add(_text_key(payload))
                 out.append(TextDelta(text=text))
         elif kind in _REASONING:
             text = payload.get("delta")
@@ -112,7 +118,7 @@ class OpenAIResponsesAdapter(Adapter):
         elif kind == "response.output_item.done":
             self._item_done(payload, out)
         elif kind == "response.output_text.done":
-            key = (payload.get("output_index"), payload.get("content_index"))
+            key = _text_key(payload)
             text = payload.get("text")
             if key not in self._text_seen and isinstance(text, str) and text:
                 self._text_seen.add(key)
