@@ -47,3 +47,21 @@ def test_call_reports_closed_and_unknown_indices() -> None:
     assert second.arguments == '{"a": 1}  '
     assert first.arguments == '{"a": 1'
     assert assembler.calls == (second,)
+
+
+def test_feed_arguments_is_feed_of_an_arguments_delta() -> None:
+    import pytest
+
+    from toolstitch import InvalidDelta
+
+    pieces = ['{"a": [1, ', '"x"], "b"', ": tru", "e}"]
+    one, two = Assembler(), Assembler()
+    assert one.feed(Delta(index=2, id="c", name="f")) == two.feed(Delta(index=2, id="c", name="f"))
+    for piece in pieces:
+        assert one.feed_arguments(2, piece) == two.feed(Delta(index=2, arguments=piece))
+    assert one.calls == two.calls
+    for index, fragment in ((-1, "{"), (True, "{"), ("0", "{"), (0, b"{")):
+        before = one.calls
+        with pytest.raises(InvalidDelta):
+            one.feed_arguments(index, fragment)  # type: ignore[arg-type]
+        assert one.calls == before

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._brackets import BracketScanner
-from ._deltas import delta_fields
+from ._deltas import Delta, delta_fields
 from ._diagnose import WHITESPACE, diagnose, locate, snippet
 from ._errors import (
     ConflictingId,
@@ -317,7 +317,16 @@ class Assembler:
         same attributes (the ``openai`` SDK's ``ChoiceDeltaToolCall``). Raises
         ``InvalidDelta`` (and changes nothing) for anything else.
         """
-        index, call_id, kind, name, arguments = delta_fields(delta)
+        return self._apply(*delta_fields(delta))
+
+    def _apply(
+        self,
+        index: int | None,
+        call_id: str | None,
+        kind: str | None,
+        name: str | None,
+        arguments: str | None,
+    ) -> list[Event]:
         call = self._calls.get(index) if index is not None else None
         if (
             call is not None
@@ -376,6 +385,13 @@ class Assembler:
             # Reported after CallReady when the same fragment closed the object.
             self._trailing(call, call.trailing_offset, events)
         return events
+
+    def feed_arguments(self, index: int, fragment: str) -> list[Event]:
+        """``feed(Delta(index=index, arguments=fragment))``, for adapters that already know
+        both, without building a delta. Raises ``InvalidDelta`` for wrong types."""
+        if type(index) is not int or index < 0 or type(fragment) is not str:
+            return self.feed(Delta(index=index, arguments=fragment))  # raises InvalidDelta
+        return self._apply(index, None, None, None, fragment)
 
     def feed_all(self, deltas: Iterable[object]) -> list[Event]:
         """``feed`` each delta in turn; the events of all of them, in order."""

@@ -112,6 +112,22 @@ def delta_fields(obj: object) -> DeltaFields:
                 and (arguments is None or type(arguments) is str)
             ):
                 return fields
+    elif type(obj) is Delta:
+        index, call_id, kind, name, arguments = (
+            obj.index,
+            obj.id,
+            obj.type,
+            obj.name,
+            obj.arguments,
+        )
+        if (
+            (index is None or (type(index) is int and index >= 0))
+            and (call_id is None or type(call_id) is str)
+            and (kind is None or type(kind) is str)
+            and (name is None or type(name) is str)
+            and (arguments is None or type(arguments) is str)
+        ):
+            return index, call_id, kind, name, arguments
     delta = coerce_delta(obj)
     return delta.index, delta.id, delta.type, delta.name, delta.arguments
 

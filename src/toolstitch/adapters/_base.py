@@ -30,7 +30,7 @@ def as_mapping(obj: object) -> Mapping[str, Any] | None:
     camelCase names. Objects
     with ``to_dict()`` are asked for that. ``None`` for anything else.
     """
-    if isinstance(obj, Mapping):
+    if type(obj) is dict or isinstance(obj, Mapping):  # a plain dict skips the ABC check
         return obj
     dump = getattr(obj, "model_dump", None)
     if callable(dump):
@@ -58,7 +58,7 @@ def get(data: Mapping[str, Any], *keys: str) -> Any:
 
 def mapping(value: object) -> Mapping[str, Any]:
     """``value`` if it is a Mapping (or convertible), else an empty one."""
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):
         return value
     if value is None:
         return {}

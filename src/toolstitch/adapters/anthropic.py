@@ -131,9 +131,9 @@ class AnthropicAdapter(Adapter):
             assert isinstance(index, int)
             state.streamed = True
             if state.kind in CLIENT_BLOCKS:
-                out.extend(self.assembler.feed(Delta(index=index, arguments=fragment)))
+                out.extend(self.assembler.feed_arguments(index, fragment))
             else:
-                state.events.extend(self.server.feed(Delta(index=index, arguments=fragment)))
+                state.events.extend(self.server.feed_arguments(index, fragment))
         elif kind == "thinking_delta":
             text = delta.get("thinking")
             if isinstance(text, str) and text:

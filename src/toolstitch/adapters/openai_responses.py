@@ -97,7 +97,7 @@ class OpenAIResponsesAdapter(Adapter):
             fragment = payload.get("delta")
             if item is not None and isinstance(fragment, str) and fragment and not item.ended:
                 item.parts.append(fragment)
-                out.extend(self.assembler.feed(Delta(index=item.index, arguments=fragment)))
+                out.extend(self.assembler.feed_arguments(item.index, fragment))
         elif kind == "response.output_text.delta":
             text = payload.get("delta")
             if isinstance(text, str) and text:
