@@ -40,6 +40,7 @@ from ._events import (
 )
 from ._limits import Limits
 from ._quirks import QUIRK_CODES
+from ._recovery import ToolErrorReply, tool_error_reply
 from ._stitch import AsyncStitch, Stitch, Stitcher, StitchResult, astitch, stitch
 from ._stream_events import (
     FinishReason,
@@ -95,6 +96,7 @@ __all__ = [
     "TextDelta",
     "ToolCall",
     "ToolCallError",
+    "ToolErrorReply",
     "TrailingArguments",
     "TruncatedArguments",
     "UnexpectedDelta",
@@ -103,4 +105,5 @@ __all__ = [
     "__version__",
     "astitch",
     "stitch",
+    "tool_error_reply",
 ]

@@ -1,0 +1,51 @@
+"""The tool loop: call the model, forward its stream live, execute the calls, call again.
+
+asyncio only; the core never imports this package. See docs/runner.md::
+
+    runner = ToolRunner(OpenAIChatModel(client, "gpt-4.1"), [weather])
+    result = await runner.run([UserMessage("Weather in Paris?")])
+    async for event in result.stream:
+        ...
+    print(result.final_text)
+"""
+
+from __future__ import annotations
+
+from toolstitch.messages import ToolResult
+
+from ._events import (
+    BatchRefused,
+    RoundEnded,
+    RoundStarted,
+    RunFailed,
+    RunFinished,
+    RunnerEvent,
+    ToolDropped,
+    ToolResultReady,
+    ToolStarted,
+    ToolTurn,
+)
+from ._models import AnthropicModel, Model, OpenAIChatModel
+from ._run import DEFAULT_SYNTHESIS_PROMPT, RunResult, ToolRunner
+from ._tools import Tool
+
+__all__ = [
+    "DEFAULT_SYNTHESIS_PROMPT",
+    "AnthropicModel",
+    "BatchRefused",
+    "Model",
+    "OpenAIChatModel",
+    "RoundEnded",
+    "RoundStarted",
+    "RunFailed",
+    "RunFinished",
+    "RunResult",
+    "RunnerEvent",
+    "Tool",
+    "ToolDropped",
+    "ToolResult",
+    "ToolResultReady",
+    "ToolRunner",
+    "ToolStarted",
+    "ToolTurn",
+]

@@ -1,0 +1,145 @@
+"""The runner's own events, and ``ToolTurn``.
+
+``RunResult.stream`` forwards every core event (``CallStarted``, ``ArgumentsDelta``,
+``CallReady``, ``CallDiscarded``, ``CallWarning``) and stream event (``TextDelta``,
+``ReasoningDelta``, ``FinishReason``, ``Usage``, …) of every round, and adds these. All
+subclass the core's ``Event`` and carry the ``round`` (1-based) they belong to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolstitch._events import Event, ToolCall
+from toolstitch.messages import AssistantMessage, FunctionCall, Message, Reasoning, ToolResult
+
+__all__ = [
+    "BatchRefused",
+    "RoundEnded",
+    "RoundStarted",
+    "RunFailed",
+    "RunFinished",
+    "RunnerEvent",
+    "ToolDropped",
+    "ToolResultReady",
+    "ToolStarted",
+    "ToolTurn",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunnerEvent(Event):
+    """Base class of the runner's events."""
+
+    round: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundStarted(RunnerEvent):
+    """A model call is about to stream. ``synthesis`` is true for the last call, made
+    without tools after ``max_rounds`` tool rounds."""
+
+    synthesis: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolStarted(RunnerEvent):
+    """A tool began to run. ``early`` when it started before the model's stream ended."""
+
+    call: ToolCall
+    early: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResultReady(RunnerEvent):
+    """The result of one call is known: what the tool returned, or an error result.
+
+    ``executed`` is false for an error decided without running anything (unknown tool,
+    arguments that fail the schema, a malformed, truncated or corrupted call); ``code`` is
+    the error's code (``None`` for a success); ``seconds`` the run time. An early result
+    may still be dropped afterwards (``ToolDropped``).
+    """
+
+    result: ToolResult
+    early: bool = False
+    executed: bool = True
+    code: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolDropped(RunnerEvent):
+    """An early tool's result will not be committed: ``reason`` says why (the batch was
+    refused, the call turned out corrupted, the round failed)."""
+
+    call: ToolCall
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BatchRefused(RunnerEvent):
+    """``should_execute`` refused ``refused`` among the round's ``calls``: nothing of the
+    round is committed and the run ends."""
+
+    calls: tuple[ToolCall, ...]
+    refused: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundEnded(RunnerEvent):
+    """A round is over (its tools too). Tokens as the provider reported them."""
+
+    finish_reason: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    usage: dict[str, Any] | None = field(default=None, hash=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunFailed(RunnerEvent):
+    """A round failed (the model call raised, or the provider sent an error in the stream);
+    the run ends. ``message`` is ``str(error)``."""
+
+    error: BaseException = field(hash=False, compare=False)
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunFinished(RunnerEvent):
+    """The last event of a run. ``stop_reason``: ``"completed"`` (the model answered),
+    ``"max_rounds"`` (answered by forced synthesis), ``"refused"`` or ``"error"``."""
+
+    stop_reason: str
+    final_text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolTurn:
+    """One committed tool round: what the assistant said and called, and the answers.
+
+    ``tool_calls`` are the calls as kept in the history (arguments always a valid JSON
+    object: ``{}`` for a call that was malformed); ``results`` has one entry per call, in
+    the same order, success or error. Tokens are the round's, as the provider reported them.
+    """
+
+    round: int
+    text: str
+    tool_calls: tuple[FunctionCall, ...]
+    results: tuple[ToolResult, ...]
+    reasoning: str = ""
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    @property
+    def assistant(self) -> AssistantMessage:
+        """The assistant message of this turn, as kept in the history."""
+        return AssistantMessage(
+            text=self.text,
+            tool_calls=self.tool_calls,
+            reasoning=(Reasoning(text=self.reasoning),) if self.reasoning else (),
+        )
+
+    def messages(self) -> list[Message]:
+        """The assistant message followed by the results."""
+        return [self.assistant, *self.results]

@@ -1,0 +1,748 @@
+"""``ToolRunner``: call the model, forward its stream, execute the calls, call again.
+
+Theory of operation
+-------------------
+A run is a sequence of rounds. Each round is one model call, played by one task (the round
+task) that pumps the model's stream through a ``Stitcher`` and puts every event on a queue;
+``RunResult.stream`` is an async generator that forwards that queue, so events of the
+stream and of the tools arrive in the order they happened.
+
+While the stream plays, a ``CallReady`` for a known tool whose tool is ``early=True`` and
+whose arguments fit the schema starts a child task: ``should_execute`` is asked, and if
+approved the tool runs, concurrently with the rest of the stream. A later ``CallWarning``
+that corrupts the call (trailing text, a conflicting id, an unexpected delta) drops that
+result. When the stream has ended, the other calls are asked in stream order; if any call
+is refused, every early result is dropped, nothing of the round is committed and the run
+ends (``BatchRefused``). Otherwise the approved calls that are not early run now
+(``concurrency`` at a time, each within ``tool_timeout``), and the round is committed: the
+assistant message (its calls with valid JSON arguments only) and one result per call, in
+call order. Every problem of a call becomes an error result; nothing a tool does escapes.
+
+A round whose response calls no tool is the final answer. After ``max_rounds`` tool rounds,
+one more call with ``tool_choice="none"`` and a short instruction asks for the answer
+("forced synthesis"). ``on_tool_turns`` is called after each committed tool round, with all
+turns so far, before the next model call starts streaming - so its last call always comes
+before the final answer streams.
+
+``run`` itself opens the first model call (so that a request that cannot even start raises
+there); every later failure is a ``RunFailed`` event and ``stop_reason="error"``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, Final
+
+from toolstitch._errors import ToolCallError, TrailingArguments
+from toolstitch._events import CallDiscarded, CallReady, CallStarted, CallWarning, Event, ToolCall
+from toolstitch._recovery import UNKNOWN_TOOL_NAME, tool_error_reply
+from toolstitch._stitch import Stitcher
+from toolstitch.messages import (
+    AssistantMessage,
+    FunctionCall,
+    Message,
+    Reasoning,
+    ToolResult,
+    UserMessage,
+    tool_error,
+)
+
+from ._events import (
+    BatchRefused,
+    RoundEnded,
+    RoundStarted,
+    RunFailed,
+    RunFinished,
+    ToolDropped,
+    ToolResultReady,
+    ToolStarted,
+    ToolTurn,
+)
+from ._models import Model
+from ._tools import Tool, render
+
+__all__ = ["DEFAULT_SYNTHESIS_PROMPT", "RunResult", "ToolRunner"]
+
+#: The instruction appended for the forced-synthesis call.
+DEFAULT_SYNTHESIS_PROMPT: Final = (
+    "You have used all the tool rounds available. Do not call any more tools: answer now, "
+    "as well as you can, with the information you already have."
+)
+
+#: Warnings after which a call is not trusted to run (the text that was streamed is not
+#: exactly one call).
+CORRUPTING: Final = frozenset({"trailing-arguments", "conflicting-id", "unexpected-delta"})
+
+ShouldExecute = Callable[[ToolCall], bool | Awaitable[bool]]
+OnToolTurns = Callable[[list[ToolTurn]], Awaitable[None] | None]
+
+
+async def _maybe_await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+def tokens(usage: dict[str, Any] | None) -> tuple[int | None, int | None]:
+    """(input, output) tokens from a provider's usage object (its own keys)."""
+    if not usage:
+        return None, None
+
+    def num(*keys: str) -> int | None:
+        for key in keys:
+            value = usage.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        return None
+
+    tokens_in = num("prompt_tokens", "input_tokens", "promptTokenCount", "prompt_token_count")
+    if tokens_in is not None and "input_tokens" in usage:
+        # Anthropic counts cached input apart.
+        for key in ("cache_creation_input_tokens", "cache_read_input_tokens"):
+            extra = usage.get(key)
+            if isinstance(extra, int) and not isinstance(extra, bool):
+                tokens_in += extra
+    tokens_out = num(
+        "completion_tokens", "output_tokens", "candidatesTokenCount", "candidates_token_count"
+    )
+    return tokens_in, tokens_out
+
+
+def _corrupted_message(call: ToolCall, error: ToolCallError) -> str:
+    head = (
+        f"Error [{error.code}]: the call to tool {call.name!r} (id {call.id}) was not run, because "
+    )
+    if isinstance(error, TrailingArguments):
+        return (
+            head + f"text followed its JSON arguments at line {error.line}, column "
+            f"{error.column} (character {error.offset}):\n{error.snippet}\n"
+            "Call the tool again with arguments that are exactly one JSON object, with "
+            "nothing after it."
+        )
+    return head + f"the stream did not carry it cleanly ({error}). Call the tool again."
+
+
+class _Slot:
+    """One call of a round, from its ``CallStarted`` to its result."""
+
+    __slots__ = (
+        "approved",
+        "ask_error",
+        "asked",
+        "call",
+        "code",
+        "corrupted",
+        "discarded",
+        "dropped",
+        "early",
+        "index",
+        "problem",
+        "result",
+        "started",
+        "task",
+        "tool",
+    )
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.call: ToolCall | None = None
+        self.discarded: CallDiscarded | None = None
+        self.tool: Tool | None = None
+        self.problem: ToolResult | None = None  # an error result decided without running
+        self.code: str | None = None
+        self.corrupted: ToolCallError | None = None
+        self.approved: bool | None = None
+        self.ask_error: BaseException | None = None  # should_execute raised
+        self.asked = asyncio.Event()
+        self.early = False
+        self.task: asyncio.Task[None] | None = None
+        self.started = False
+        self.dropped = False
+        self.result: ToolResult | None = None
+
+
+class _Done:
+    """End of a round on the queue; ``outcome`` as decided by the round task."""
+
+    __slots__ = ("error", "outcome")
+
+    def __init__(self, outcome: str, error: BaseException | None = None) -> None:
+        self.outcome = outcome  # "answer", "tools", "refused", "failed", "raised"
+        self.error = error
+
+
+class _Round:
+    """One model call and its tools; ``play`` runs as the round task."""
+
+    def __init__(
+        self,
+        runner: ToolRunner,
+        number: int,
+        synthesis: bool,
+        iterator: AsyncIterator[Any],
+        first: Any,
+        should_execute: ShouldExecute | None,
+        semaphore: asyncio.Semaphore,
+    ) -> None:
+        self.runner = runner
+        self.semaphore = semaphore
+        self.number = number
+        self.synthesis = synthesis
+        self.iterator = iterator
+        self.first = first
+        self.should_execute = should_execute
+        self.queue: asyncio.Queue[Event | _Done] = asyncio.Queue()
+        self.stitcher = Stitcher(getattr(runner.model, "provider", "auto"))
+        self.slots: dict[int, _Slot] = {}
+        self.order: list[_Slot] = []
+        self.tasks: list[asyncio.Task[None]] = []
+        self.failure: BaseException | None = None
+        self.refused: tuple[ToolCall, ...] = ()
+        self.calls: tuple[ToolCall, ...] = ()
+        self.turn: ToolTurn | None = None
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def emit(self, event: Event) -> None:
+        self.queue.put_nowait(event)
+
+    def slot(self, index: int) -> _Slot:
+        slot = self.slots.get(index)
+        if slot is None:
+            slot = self.slots[index] = _Slot(index)
+            self.order.append(slot)
+        return slot
+
+    async def ask(self, slot: _Slot) -> bool:
+        assert slot.call is not None
+        if slot.ask_error is not None:
+            raise slot.ask_error
+        if slot.approved is None:
+            try:
+                decision = (
+                    True
+                    if self.should_execute is None
+                    else bool(await _maybe_await(self.should_execute(slot.call)))
+                )
+            except BaseException as exc:
+                slot.ask_error = exc
+                slot.asked.set()
+                raise
+            slot.approved = decision
+            slot.asked.set()
+        return slot.approved
+
+    def drop(self, slot: _Slot, reason: str) -> None:
+        if slot.dropped:
+            return
+        slot.dropped = True
+        if slot.task is not None and not slot.task.done():
+            slot.task.cancel()
+        if slot.started and slot.call is not None:
+            self.emit(ToolDropped(round=self.number, call=slot.call, reason=reason))
+
+    # -- the stream ------------------------------------------------------------------------
+
+    def handle(self, events: list[Event]) -> None:
+        for event in events:
+            self.emit(event)
+            if isinstance(event, CallStarted):
+                self.slot(event.index)
+            elif isinstance(event, CallReady):
+                self.ready(self.slot(event.index), event.call)
+            elif isinstance(event, CallDiscarded):
+                self.slot(event.index).discarded = event
+            elif isinstance(event, CallWarning) and event.error.code in CORRUPTING:
+                slot = self.slot(event.index)
+                if slot.corrupted is None:
+                    slot.corrupted = event.error
+                self.drop(slot, f"the call turned out corrupted ({event.error.code})")
+
+    def ready(self, slot: _Slot, call: ToolCall) -> None:
+        slot.call = call
+        if self.synthesis:
+            return
+        tool = self.runner.tools.get(call.name)
+        slot.tool = tool
+        if tool is None:
+            names = ", ".join(sorted(self.runner.tools)) or "(none)"
+            slot.code = "unknown-tool"
+            slot.problem = tool_error(
+                call,
+                f"Error [unknown-tool]: there is no tool named {call.name!r} (call id "
+                f"{call.id}); nothing was run. The tools you can call are: {names}.",
+            )
+            return
+        problem = tool.check(call.parsed_arguments)
+        if problem is not None:
+            slot.code = "invalid-arguments"
+            slot.problem = tool_error(
+                call,
+                f"Error [invalid-arguments]: the arguments of the call to tool {call.name!r} "
+                f"(id {call.id}) do not match its parameters schema, so it was not run: "
+                f"{problem}. Call the tool again with arguments that match the schema.",
+            )
+            return
+        if tool.early and slot.corrupted is None:
+            slot.early = True
+            slot.task = asyncio.create_task(self.early(slot))
+            self.tasks.append(slot.task)
+
+    async def early(self, slot: _Slot) -> None:
+        if await self.ask(slot) and not slot.dropped:
+            await self.execute(slot, early=True)
+
+    async def execute(self, slot: _Slot, *, early: bool) -> None:
+        call, tool = slot.call, slot.tool
+        assert call is not None
+        assert tool is not None
+        runner = self.runner
+        async with self.semaphore:
+            if slot.dropped:
+                return
+            slot.started = True
+            self.emit(ToolStarted(round=self.number, call=call, early=early))
+            began = time.monotonic()
+            code: str | None = None
+            try:
+                if runner.tool_timeout is None:
+                    value = await tool.invoke(call.parsed_arguments)
+                else:
+                    value = await asyncio.wait_for(
+                        tool.invoke(call.parsed_arguments), runner.tool_timeout
+                    )
+                result = ToolResult(call_id=call.id, name=call.name, content=render(value))
+            except asyncio.TimeoutError:
+                code = "tool-timeout"
+                result = tool_error(
+                    call,
+                    f"Error [tool-timeout]: the tool {call.name!r} (call id {call.id}) did not "
+                    f"finish within {runner.tool_timeout:g} seconds and was abandoned. Try "
+                    "again with a smaller request, or continue without this result.",
+                )
+            except Exception as exc:
+                code = "tool-exception"
+                result = tool_error(
+                    call,
+                    f"Error [tool-exception]: the tool {call.name!r} (call id {call.id}) "
+                    f"failed: {type(exc).__name__}: {exc}. Check the arguments and try "
+                    "again, or continue without this result.",
+                )
+            seconds = time.monotonic() - began
+        slot.result = result
+        slot.code = code
+        self.emit(
+            ToolResultReady(
+                round=self.number,
+                result=result,
+                early=early,
+                executed=True,
+                code=code,
+                seconds=seconds,
+            )
+        )
+
+    # -- the round -------------------------------------------------------------------------
+
+    async def play(self) -> None:
+        try:
+            outcome = await self._play()
+        except BaseException as exc:  # a callback of the caller raised, or cancellation
+            for slot in self.order:
+                if slot.task is not None and not slot.task.done():
+                    slot.task.cancel()
+            self.queue.put_nowait(_Done("raised", exc))
+            if not isinstance(exc, Exception):
+                raise
+            return
+        finally:
+            await self._cancel_tasks()
+        self.queue.put_nowait(_Done(outcome))
+
+    async def _cancel_tasks(self) -> None:
+        for task in self.tasks:
+            if not task.done():
+                task.cancel()
+        if self.tasks:  # also retrieves the exceptions of the tasks that failed
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    async def _read(self) -> None:
+        try:
+            if self.first is not _END:
+                self.handle(self.stitcher.feed(self.first))
+                async for raw in self.iterator:
+                    self.handle(self.stitcher.feed(raw))
+            self.handle(self.stitcher.close())
+        finally:
+            aclose = getattr(self.iterator, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    async def _play(self) -> str:
+        try:
+            await self._read()
+        except Exception as exc:
+            self.failure = exc
+        if self.failure is None and self.stitcher.result.stream_error is not None:
+            self.failure = self.stitcher.result.stream_error
+        if self.failure is not None:
+            for slot in self.order:
+                self.drop(slot, "the round failed")
+            return "failed"
+        if self.synthesis or not self.order:
+            return "answer"
+        self.calls = tuple(slot.call for slot in self.order if slot.call is not None)
+        # Ask about every call that could run (early ones were asked at their CallReady).
+        refused: list[ToolCall] = []
+        for slot in self.order:
+            if not self._runnable(slot):
+                continue
+            assert slot.call is not None
+            if slot.early and slot.approved is None:
+                await slot.asked.wait()
+            if not await self.ask(slot):
+                refused.append(slot.call)
+        if refused:
+            self.refused = tuple(refused)
+            for slot in self.order:
+                self.drop(slot, "the batch was refused")
+            self.emit(BatchRefused(round=self.number, calls=self.calls, refused=self.refused))
+            return "refused"
+        for slot in self.order:
+            error = self._error_result(slot)
+            if error is not None:
+                slot.result = error
+                self.emit(
+                    ToolResultReady(
+                        round=self.number,
+                        result=error,
+                        early=False,
+                        executed=False,
+                        code=slot.code,
+                    )
+                )
+        for slot in self.order:
+            if self._runnable(slot) and not slot.early:
+                task = asyncio.create_task(self.execute(slot, early=False))
+                slot.task = task
+                self.tasks.append(task)
+        if self.tasks:
+            await asyncio.gather(*self.tasks)
+        self.turn = self._commit()
+        return "tools"
+
+    def _runnable(self, slot: _Slot) -> bool:
+        return (
+            slot.call is not None
+            and slot.tool is not None
+            and slot.problem is None
+            and slot.corrupted is None
+        )
+
+    def _error_result(self, slot: _Slot) -> ToolResult | None:
+        if slot.discarded is not None:
+            reply = tool_error_reply(slot.discarded)
+            slot.code = reply.code
+            return ToolResult(
+                call_id=reply.call_id, name=reply.name, content=reply.content, is_error=True
+            )
+        if slot.call is not None and slot.corrupted is not None:
+            slot.code = slot.corrupted.code
+            return tool_error(slot.call, _corrupted_message(slot.call, slot.corrupted))
+        return slot.problem
+
+    def _commit(self) -> ToolTurn:
+        calls: list[FunctionCall] = []
+        results: list[ToolResult] = []
+        for slot in self.order:
+            result = slot.result
+            if result is None:  # cannot happen: every slot ends with a result
+                raise AssertionError(f"call {slot.index} has no result")
+            if slot.call is not None:
+                call = FunctionCall(
+                    id=slot.call.id, name=slot.call.name, arguments=slot.call.parsed_arguments
+                )
+            else:
+                call = FunctionCall(id=result.call_id, name=result.name or UNKNOWN_TOOL_NAME)
+            calls.append(call)
+            results.append(result)
+        summary = self.stitcher.result
+        tokens_in, tokens_out = tokens(summary.usage)
+        return ToolTurn(
+            round=self.number,
+            text=summary.text,
+            tool_calls=tuple(calls),
+            results=tuple(results),
+            reasoning=summary.reasoning,
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
+        )
+
+
+class _End:
+    pass
+
+
+_END: Final = _End()
+
+
+class RunResult:
+    """What ``ToolRunner.run`` returns.
+
+    ``stream`` (also ``async for event in result``) forwards every event of every round as
+    it happens; iterate it once, to the end (or ``await collect()``), and the other
+    attributes are complete: ``final_text``, ``tool_turns`` (the committed tool rounds),
+    ``stop_reason`` (``"completed"``, ``"max_rounds"``, ``"refused"``, ``"error"``),
+    ``error`` (the error that ended the run), ``unresolved`` and ``refused`` (the calls of a
+    refused batch, and those that were refused), ``pending`` (that batch's uncommitted
+    assistant message), ``rounds`` (one ``RoundEnded`` per round, with its tokens) and
+    ``messages`` (the conversation: the input plus everything committed, ending with the
+    final answer). ``done`` says whether the run is over. Leaving early: ``await aclose()``
+    (or ``async with``) closes the model's stream and cancels the tools.
+    """
+
+    def __init__(self) -> None:
+        self.final_text = ""
+        self.tool_turns: list[ToolTurn] = []
+        self.stop_reason: str | None = None
+        self.error: BaseException | None = None
+        self.unresolved: tuple[ToolCall, ...] = ()
+        self.refused: tuple[ToolCall, ...] = ()
+        self.pending: AssistantMessage | None = None
+        self.rounds: list[RoundEnded] = []
+        self.messages: list[Message] = []
+        self.done = False
+        self._stream: AsyncIterator[Event] | None = None
+        self._primed: Any = None  # the first model stream, until the run takes it over
+
+    @property
+    def stream(self) -> AsyncIterator[Event]:
+        """Every event of the run, live. Can be iterated once."""
+        assert self._stream is not None
+        return self._stream
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return self.stream
+
+    async def collect(self) -> RunResult:
+        """Consume the rest of the stream; return ``self``."""
+        async for _ in self.stream:
+            pass
+        return self
+
+    async def aclose(self) -> None:
+        """Stop the run: close the model's stream, cancel the tools."""
+        aclose = getattr(self._stream, "aclose", None)
+        if aclose is not None:
+            await aclose()
+        primed, self._primed = self._primed, None
+        aclose = getattr(primed, "aclose", None)
+        if aclose is not None:
+            await aclose()
+        self.done = True
+
+    async def __aenter__(self) -> RunResult:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+class ToolRunner:
+    """The tool loop over ``model`` with ``tools`` (see the module docs).
+
+    ``max_rounds`` (default 10) bounds the model calls that may use tools; after that many
+    tool rounds one more call, without tools, asks for the final answer.
+    ``concurrency`` (default 8) bounds the tools running at once. ``tool_timeout`` (default
+    60 seconds, ``None`` for none) bounds each tool run; a synchronous function that runs
+    past it is abandoned (its thread cannot be stopped) and answered with an error result.
+    ``synthesis_prompt`` is the instruction of the forced-synthesis call.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        tools: Sequence[Tool],
+        *,
+        max_rounds: int = 10,
+        concurrency: int = 8,
+        tool_timeout: float | None = 60.0,
+        synthesis_prompt: str = DEFAULT_SYNTHESIS_PROMPT,
+    ) -> None:
+        if max_rounds < 1:
+            raise ValueError("max_rounds must be at least 1")
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if tool_timeout is not None and tool_timeout <= 0:
+            raise ValueError("tool_timeout must be positive or None")
+        self.model = model
+        self.tools: dict[str, Tool] = {}
+        for tool in tools:
+            if tool.name in self.tools:
+                raise ValueError(f"two tools are named {tool.name!r}")
+            self.tools[tool.name] = tool
+        self.max_rounds = max_rounds
+        self.concurrency = concurrency
+        self.tool_timeout = tool_timeout
+        self.synthesis_prompt = synthesis_prompt
+
+    async def run(
+        self,
+        messages: Sequence[Message | str],
+        *,
+        should_execute: ShouldExecute | None = None,
+        on_tool_turns: OnToolTurns | None = None,
+    ) -> RunResult:
+        """Start a run on ``messages`` (neutral messages; a ``str`` is a user message).
+
+        ``should_execute(call)`` (sync or async) is asked once per call that could run;
+        ``on_tool_turns(turns)`` (sync or async) after each committed tool round. The first
+        model call is opened here: an error opening it is raised. Iterate the result's
+        ``stream`` to drive the run.
+        """
+        history: list[Message] = [UserMessage(m) if isinstance(m, str) else m for m in messages]
+        result = RunResult()
+        result.messages = history
+        iterator, first = await self._open(history, synthesis=False)
+        result._primed = iterator
+        result._stream = self._drive(result, iterator, first, should_execute, on_tool_turns)
+        return result
+
+    async def _open(self, history: list[Message], *, synthesis: bool) -> tuple[Any, Any]:
+        tools = list(self.tools.values())
+        if synthesis:
+            messages = [*history, UserMessage(self.synthesis_prompt)]
+            stream = self.model.stream(messages, tools, tool_choice="none")
+        else:
+            stream = self.model.stream(history, tools)
+        iterator = stream.__aiter__()
+        try:
+            first = await iterator.__anext__()
+        except StopAsyncIteration:
+            first = _END
+        except BaseException:
+            aclose = getattr(iterator, "aclose", None)
+            if aclose is not None:
+                await aclose()
+            raise
+        return iterator, first
+
+    async def _drive(
+        self,
+        result: RunResult,
+        iterator: Any,
+        first: Any,
+        should_execute: ShouldExecute | None,
+        on_tool_turns: OnToolTurns | None,
+    ) -> AsyncIterator[Event]:
+        history = result.messages
+        result._primed = None
+        semaphore = asyncio.Semaphore(self.concurrency)
+        number = 0
+        try:
+            while True:
+                number += 1
+                synthesis = number > self.max_rounds
+                yield RoundStarted(round=number, synthesis=synthesis)
+                if iterator is None:
+                    try:
+                        iterator, first = await self._open(history, synthesis=synthesis)
+                    except Exception as exc:
+                        async for event in self._fail(result, number, exc):
+                            yield event
+                        return
+                play = _Round(self, number, synthesis, iterator, first, should_execute, semaphore)
+                iterator = first = None
+                task = asyncio.create_task(play.play())
+                try:
+                    while True:
+                        item = await play.queue.get()
+                        if isinstance(item, _Done):
+                            break
+                        yield item
+                finally:
+                    if not task.done():
+                        task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
+                if item.outcome == "raised":
+                    assert item.error is not None
+                    raise item.error
+                summary = play.stitcher.result
+                tokens_in, tokens_out = tokens(summary.usage)
+                ended = RoundEnded(
+                    round=number,
+                    finish_reason=summary.finish_reason,
+                    input_tokens=tokens_in,
+                    output_tokens=tokens_out,
+                    usage=summary.usage,
+                )
+                if item.outcome == "failed":
+                    assert play.failure is not None
+                    result.rounds.append(ended)
+                    yield ended
+                    async for event in self._fail(result, number, play.failure):
+                        yield event
+                    return
+                if item.outcome == "refused":
+                    result.rounds.append(ended)
+                    yield ended
+                    result.unresolved = play.calls
+                    result.refused = play.refused
+                    result.pending = AssistantMessage(
+                        text=summary.text,
+                        tool_calls=tuple(
+                            FunctionCall(id=c.id, name=c.name, arguments=c.parsed_arguments)
+                            for c in play.calls
+                        ),
+                        reasoning=(Reasoning(text=summary.reasoning),) if summary.reasoning else (),
+                    )
+                    result.stop_reason = "refused"
+                    result.done = True
+                    yield RunFinished(round=number, stop_reason="refused", final_text="")
+                    return
+                if item.outcome == "answer":
+                    result.final_text = summary.text
+                    if summary.text or summary.reasoning:
+                        history.append(
+                            AssistantMessage(
+                                text=summary.text,
+                                reasoning=(Reasoning(text=summary.reasoning),)
+                                if summary.reasoning
+                                else (),
+                            )
+                        )
+                    result.rounds.append(ended)
+                    yield ended
+                    result.stop_reason = "max_rounds" if synthesis else "completed"
+                    result.done = True
+                    yield RunFinished(
+                        round=number, stop_reason=result.stop_reason, final_text=summary.text
+                    )
+                    return
+                turn = play.turn
+                assert turn is not None
+                history.extend(turn.messages())
+                result.tool_turns.append(turn)
+                result.rounds.append(ended)
+                yield ended
+                if on_tool_turns is not None:
+                    await _maybe_await(on_tool_turns(list(result.tool_turns)))
+        finally:
+            if iterator is not None:
+                aclose = getattr(iterator, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+            result.done = True
+
+    async def _fail(
+        self, result: RunResult, number: int, error: BaseException
+    ) -> AsyncIterator[Event]:
+        result.error = error
+        result.final_text = ""
+        result.stop_reason = "error"
+        result.done = True
+        yield RunFailed(round=number, error=error, message=str(error))
+        yield RunFinished(round=number, stop_reason="error", final_text="")

@@ -1,0 +1,30 @@
+"""Offline testing: a small OpenAI- and Anthropic-compatible server that plays scripts.
+
+``ScriptedServer`` listens on 127.0.0.1 (an ephemeral port) and answers
+``POST /v1/chat/completions`` and ``POST /v1/messages`` with scripted or recorded streams,
+recording every request. ``OpenAIChatScript`` and ``AnthropicScript`` build replies;
+``Reply.sse`` plays a recorded ``.sse`` file. ``Hold`` keeps a stream open until an event is
+set, so that a test can show what happens *before* the stream ends by ordering, not timing::
+
+    started = asyncio.Event()
+    script = OpenAIChatScript().call("c1", "lookup", '{"q": 1}').hold(started).finish("tool_calls")
+    async with ScriptedServer([script.reply()]) as server:
+        client = openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="test")
+        ...
+"""
+
+from __future__ import annotations
+
+from ._scripts import AnthropicScript, OpenAIChatScript, cut
+from ._server import Hold, RecordedRequest, Reply, ScriptedServer, Sleep
+
+__all__ = [
+    "AnthropicScript",
+    "Hold",
+    "OpenAIChatScript",
+    "RecordedRequest",
+    "Reply",
+    "ScriptedServer",
+    "Sleep",
+    "cut",
+]

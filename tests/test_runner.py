@@ -1,0 +1,691 @@
+"""End-to-end tests of toolstitch.runner with the real SDK clients over loopback HTTP.
+
+Every test plays scripted streams from ``toolstitch.testing.ScriptedServer`` to a real
+``openai.AsyncOpenAI`` or ``anthropic.AsyncAnthropic`` client. Early dispatch is shown by
+ordering: the server holds the stream open until the early tool has started, so the tool
+cannot have started after the stream ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anthropic
+import openai
+import pydantic
+import pytest
+
+from toolstitch import (
+    ArgumentsDelta,
+    CallDiscarded,
+    CallReady,
+    CallStarted,
+    CallWarning,
+    Event,
+    FinishReason,
+    TextDelta,
+    ToolCall,
+)
+from toolstitch.messages import SystemMessage, UserMessage
+from toolstitch.runner import (
+    AnthropicModel,
+    BatchRefused,
+    Model,
+    OpenAIChatModel,
+    RoundEnded,
+    RoundStarted,
+    RunFailed,
+    RunFinished,
+    RunResult,
+    Tool,
+    ToolDropped,
+    ToolResultReady,
+    ToolRunner,
+    ToolStarted,
+    ToolTurn,
+)
+from toolstitch.runner._tools import require
+from toolstitch.testing import AnthropicScript, OpenAIChatScript, Reply, ScriptedServer
+
+QUERY = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+HOTEL = {
+    "type": "object",
+    "properties": {"hotel": {"type": "string"}},
+    "required": ["hotel"],
+    "additionalProperties": False,
+}
+
+
+def arun(coro: Awaitable[Any]) -> Any:
+    async def main() -> Any:
+        return await asyncio.wait_for(coro, 30)
+
+    return asyncio.run(main())
+
+
+@asynccontextmanager
+async def openai_model(replies: Sequence[Reply]) -> AsyncIterator[tuple[Model, ScriptedServer]]:
+    async with (
+        ScriptedServer(replies) as server,
+        openai.AsyncOpenAI(
+            base_url=server.openai_base_url, api_key="test", max_retries=0
+        ) as client,
+    ):
+        yield OpenAIChatModel(client, "test-model"), server
+
+
+@asynccontextmanager
+async def anthropic_model(
+    replies: Sequence[Reply],
+) -> AsyncIterator[tuple[Model, ScriptedServer]]:
+    async with (
+        ScriptedServer(replies) as server,
+        anthropic.AsyncAnthropic(
+            base_url=server.anthropic_base_url, api_key="test", max_retries=0
+        ) as client,
+    ):
+        yield AnthropicModel(client, "test-model", max_tokens=1024), server
+
+
+async def consume(result: RunResult) -> list[Event]:
+    return [event async for event in result.stream]
+
+
+def position(events: list[Event], match: Callable[[Event], bool]) -> int:
+    for n, event in enumerate(events):
+        if match(event):
+            return n
+    raise AssertionError("no such event")
+
+
+def assert_history_json_valid(server: ScriptedServer) -> None:
+    """No request carried an arguments text that is not a JSON object."""
+    for request in server.requests:
+        for message in request.json.get("messages", []):
+            for call in message.get("tool_calls") or ():
+                assert isinstance(json.loads(call["function"]["arguments"]), dict)
+
+
+# -- early and late tools, parallel calls ---------------------------------------------------
+
+
+def test_openai_early_and_late_tools_with_early_start_before_stream_end() -> None:
+    lookup_started = threading.Event()  # set from the worker thread of a sync tool
+    ran: list[str] = []
+
+    def lookup(q: str) -> dict[str, Any]:
+        lookup_started.set()
+        ran.append(f"lookup {q}")
+        return {"q": q, "hits": 3}
+
+    async def book(hotel: str) -> str:
+        ran.append(f"book {hotel}")
+        return f"booked {hotel}"
+
+    tools = [
+        Tool("lookup", lookup, QUERY, description="Search.", early=True),
+        Tool("book", book, HOTEL),
+    ]
+    first = (
+        OpenAIChatScript()
+        .text("Let me look.")
+        .call("c1", "lookup", '{"q": "paris"}', pieces=3)
+        .hold(lookup_started, label="until lookup started")
+        .call("c2", "book", '{"hotel": "Ritz"}', pieces=2)
+        .finish("tool_calls")
+        .usage(100, 20)
+        .reply()
+    )
+    second = OpenAIChatScript().text("Booked the Ritz.").finish("stop").usage(150, 7).reply()
+
+    async def main() -> tuple[list[Event], RunResult, ScriptedServer]:
+        async with openai_model([first, second]) as (model, server):
+            result = await ToolRunner(model, tools).run([UserMessage("Book me Paris.")])
+            return await consume(result), result, server
+
+    events, result, server = arun(main())
+    assert server.timeouts == []
+    early = position(events, lambda e: isinstance(e, ToolStarted) and e.call.id == "c1")
+    assert events[early].early
+    # The early tool started before the rest of the stream: the second call, the finish.
+    assert early < position(events, lambda e: isinstance(e, CallStarted) and e.id == "c2")
+    assert early < position(events, lambda e: isinstance(e, FinishReason))
+    late = position(events, lambda e: isinstance(e, ToolStarted) and e.call.id == "c2")
+    assert not events[late].early
+    assert late > position(events, lambda e: isinstance(e, FinishReason))
+    assert ran == ["lookup paris", "book Ritz"]
+
+    assert result.stop_reason == "completed"
+    assert result.final_text == "Booked the Ritz."
+    [turn] = result.tool_turns
+    assert turn.text == "Let me look."
+    assert [c.id for c in turn.tool_calls] == ["c1", "c2"]
+    assert [r.content for r in turn.results] == ['{"q": "paris", "hits": 3}', "booked Ritz"]
+    assert (turn.input_tokens, turn.output_tokens) == (100, 20)
+    assert [(r.round, r.input_tokens, r.output_tokens) for r in result.rounds] == [
+        (1, 100, 20),
+        (2, 150, 7),
+    ]
+    # What went back to the model.
+    sent = server.requests[1].json
+    assert sent["messages"][1]["tool_calls"][0]["function"]["arguments"] == '{"q": "paris"}'
+    assert sent["messages"][2:] == [
+        {"role": "tool", "tool_call_id": "c1", "content": '{"q": "paris", "hits": 3}'},
+        {"role": "tool", "tool_call_id": "c2", "content": "booked Ritz"},
+    ]
+    assert sent["tools"][0]["function"]["name"] == "lookup"
+    assert sent["stream_options"] == {"include_usage": True}
+    assert isinstance(events[0], RoundStarted)
+    assert isinstance(events[-1], RunFinished)
+    assert events[-1].final_text == "Booked the Ritz."
+
+
+def test_anthropic_early_tool_and_usage_per_round() -> None:
+    started = asyncio.Event()  # the server runs in the test's loop
+
+    async def lookup(q: str) -> str:
+        started.set()
+        return f"found {q}"
+
+    tools = [Tool("lookup", lookup, QUERY, early=True)]
+    first = (
+        AnthropicScript(input_tokens=50)
+        .text("Looking.")
+        .call("tu1", "lookup", '{"q": "a"}', pieces=2, close=False)
+        .hold(started, label="until lookup started")
+        .close_block()
+        .call("tu2", "lookup", '{"q": "b"}')
+        .finish("tool_use", output_tokens=12)
+        .reply()
+    )
+    second = AnthropicScript(input_tokens=90).text("a and b.").finish(output_tokens=4).reply()
+
+    async def main() -> tuple[list[Event], RunResult, ScriptedServer]:
+        async with anthropic_model([first, second]) as (model, server):
+            result = await ToolRunner(model, tools).run(
+                [SystemMessage("Be brief."), UserMessage("Look up a and b.")]
+            )
+            return await consume(result), result, server
+
+    events, result, server = arun(main())
+    assert server.timeouts == []
+    starts = [e for e in events if isinstance(e, ToolStarted)]
+    assert [(s.call.id, s.early) for s in starts] == [("tu1", True), ("tu2", True)]
+    assert events.index(starts[0]) < position(
+        events, lambda e: isinstance(e, CallStarted) and e.id == "tu2"
+    )
+    assert result.final_text == "a and b."
+    assert [(t.input_tokens, t.output_tokens) for t in result.tool_turns] == [(50, 12)]
+    assert [(r.input_tokens, r.output_tokens) for r in result.rounds] == [(50, 12), (90, 4)]
+    sent = server.requests[1].json
+    assert sent["system"] == "Be brief."
+    assert sent["messages"][1]["content"][1:] == [
+        {"type": "tool_use", "id": "tu1", "name": "lookup", "input": {"q": "a"}},
+        {"type": "tool_use", "id": "tu2", "name": "lookup", "input": {"q": "b"}},
+    ]
+    assert sent["messages"][2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "tu1", "content": "found a"},
+        {"type": "tool_result", "tool_use_id": "tu2", "content": "found b"},
+    ]
+
+
+def test_parallel_late_calls_run_concurrently() -> None:
+    # Each tool waits until the other has started: only concurrent execution finishes.
+    arrived: dict[str, asyncio.Event] = {}
+
+    async def meet(name: str, other: str) -> str:
+        arrived[name].set()
+        await asyncio.wait_for(arrived[other].wait(), 5)
+        return f"{name} met {other}"
+
+    async def left() -> str:
+        return await meet("left", "right")
+
+    async def right() -> str:
+        return await meet("right", "left")
+
+    tools = [Tool("left", left, {"type": "object"}), Tool("right", right, {"type": "object"})]
+    first = (
+        OpenAIChatScript()
+        .call("c1", "left", "{}")
+        .call("c2", "right", "{}")
+        .finish("tool_calls")
+        .reply()
+    )
+    second = OpenAIChatScript().text("ok").finish().reply()
+
+    async def main() -> RunResult:
+        arrived.update(left=asyncio.Event(), right=asyncio.Event())
+        async with openai_model([first, second]) as (model, _):
+            result = await ToolRunner(model, tools, concurrency=2).run(["go"])
+            await result.collect()
+            return result
+
+    result = arun(main())
+    assert [r.content for r in result.tool_turns[0].results] == ["left met right", "right met left"]
+    assert not any(r.is_error for r in result.tool_turns[0].results)
+
+
+# -- approval ---------------------------------------------------------------------------------
+
+
+def test_refused_batch_drops_the_early_result_and_ends_the_run() -> None:
+    started = threading.Event()
+    asked: list[str] = []
+
+    def lookup(q: str) -> str:
+        started.set()
+        return "result"
+
+    def book(hotel: str) -> str:  # pragma: no cover - must never run
+        raise AssertionError("a refused tool ran")
+
+    def should_execute(call: ToolCall) -> bool:
+        asked.append(call.name)
+        return call.name != "book"
+
+    tools = [Tool("lookup", lookup, QUERY, early=True), Tool("book", book, HOTEL)]
+    first = (
+        OpenAIChatScript()
+        .text("I will book.")
+        .call("c1", "lookup", '{"q": "x"}')
+        .hold(started, label="until lookup started")
+        .call("c2", "book", '{"hotel": "Ritz"}')
+        .finish("tool_calls")
+        .reply()
+    )
+
+    async def main() -> tuple[list[Event], RunResult, ScriptedServer]:
+        async with openai_model([first]) as (model, server):
+            result = await ToolRunner(model, tools).run(
+                [UserMessage("Book.")], should_execute=should_execute
+            )
+            return await consume(result), result, server
+
+    events, result, server = arun(main())
+    assert asked == ["lookup", "book"]
+    assert len(server.requests) == 1
+    assert result.stop_reason == "refused"
+    assert result.final_text == ""
+    assert result.tool_turns == []
+    assert [c.id for c in result.unresolved] == ["c1", "c2"]
+    assert [c.id for c in result.refused] == ["c2"]
+    assert result.pending is not None
+    assert result.pending.text == "I will book."
+    assert result.messages == [UserMessage("Book.")]  # nothing committed
+    refused = [e for e in events if isinstance(e, BatchRefused)]
+    assert [c.id for c in refused[0].refused] == ["c2"]
+    dropped = [e for e in events if isinstance(e, ToolDropped)]
+    assert [(d.call.id, d.reason) for d in dropped] == [("c1", "the batch was refused")]
+    assert not any(isinstance(e, ToolStarted) and e.call.id == "c2" for e in events)
+    assert isinstance(events[-1], RunFinished)
+    assert events[-1].stop_reason == "refused"
+
+
+def test_async_should_execute_approving_everything() -> None:
+    async def should_execute(call: ToolCall) -> bool:
+        await asyncio.sleep(0)
+        return True
+
+    tools = [Tool("lookup", lambda q: q.upper(), QUERY)]
+    first = OpenAIChatScript().call("c1", "lookup", '{"q": "x"}').finish("tool_calls").reply()
+    second = OpenAIChatScript().text("X").finish().reply()
+
+    async def main() -> RunResult:
+        async with openai_model([first, second]) as (model, _):
+            result = await ToolRunner(model, tools).run(["go"], should_execute=should_execute)
+            return await result.collect()
+
+    result = arun(main())
+    assert result.tool_turns[0].results[0].content == "X"
+    assert result.final_text == "X"
+
+
+# -- errors become error results --------------------------------------------------------------
+
+
+def test_malformed_call_is_answered_with_an_error_result() -> None:
+    tools = [Tool("lookup", lambda q: "found", QUERY)]
+    first = (
+        OpenAIChatScript()
+        .call("c1", "lookup", '{"q": "a", "n": 03}', pieces=2)
+        .call("c2", "lookup", '{"q": "b"}')
+        .finish("tool_calls")
+        .reply()
+    )
+    second = OpenAIChatScript().text("Only b.").finish().reply()
+
+    async def main() -> tuple[list[Event], RunResult, ScriptedServer]:
+        async with openai_model([first, second]) as (model, server):
+            result = await ToolRunner(model, tools).run(["go"])
+            return await consume(result), result, server
+
+    events, result, server = arun(main())
+    assert any(isinstance(e, CallDiscarded) for e in events)
+    [turn] = result.tool_turns
+    bad, good = turn.results
+    assert bad.call_id == "c1"
+    assert bad.is_error
+    assert "malformed-arguments" in bad.content
+    assert "character 17" in bad.content  # the offset
+    assert '{"q": "a", "n": 03}' in bad.content  # the snippet
+    assert "^" in bad.content
+    assert good.content == "found"
+    ready = [e for e in events if isinstance(e, ToolResultReady)]
+    assert [(r.result.call_id, r.executed, r.code) for r in ready] == [
+        ("c1", False, "malformed-arguments"),
+        ("c2", True, None),
+    ]
+    # The history never carries the invalid JSON: the call goes back with {}.
+    assert_history_json_valid(server)
+    sent = server.requests[1].json["messages"]
+    assert sent[1]["tool_calls"][0]["function"] == {"name": "lookup", "arguments": "{}"}
+    assert sent[2]["tool_call_id"] == "c1"
+    assert sent[2]["content"].startswith("Error [malformed-arguments]")
+    assert "03" not in json.dumps(sent[1])
+
+
+def test_truncated_call_and_tool_failures_become_error_results() -> None:
+    def boom(q: str) -> str:
+        raise RuntimeError("disk on fire")
+
+    async def slow(q: str) -> str:
+        await asyncio.sleep(30)
+        return "never"  # pragma: no cover
+
+    tools = [
+        Tool("boom", boom, QUERY),
+        Tool("slow", slow, QUERY),
+        Tool("lookup", lambda q: "ok", QUERY),
+    ]
+    first = (
+        OpenAIChatScript()
+        .call("c1", "boom", '{"q": "a"}')
+        .call("c2", "slow", '{"q": "a"}')
+        .call("c3", "lookup", '{"q": 7}')  # fails the schema
+        .call("c4", "nosuch", '{"q": "a"}')
+        .call("c5", "lookup", '{"q": "cut of')  # truncated by the end of the stream
+        .finish("length")
+        .reply()
+    )
+    second = OpenAIChatScript().text("Sorry.").finish().reply()
+
+    async def main() -> tuple[list[Event], RunResult, ScriptedServer]:
+        async with openai_model([first, second]) as (model, server):
+            result = await ToolRunner(model, tools, tool_timeout=0.2).run(["go"])
+            return await consume(result), result, server
+
+    events, result, server = arun(main())
+    codes = {e.result.call_id: e.code for e in events if isinstance(e, ToolResultReady)}
+    assert codes == {
+        "c1": "tool-exception",
+        "c2": "tool-timeout",
+        "c3": "invalid-arguments",
+        "c4": "unknown-tool",
+        "c5": "truncated-arguments",
+    }
+    results = {r.call_id: r for r in result.tool_turns[0].results}
+    assert all(r.is_error for r in results.values())
+    assert "RuntimeError: disk on fire" in results["c1"].content
+    assert "0.2 seconds" in results["c2"].content
+    assert "q: 7 is not of type 'string'" in results["c3"].content
+    assert "boom, lookup, slow" in results["c4"].content
+    assert "truncated-arguments" in results["c5"].content
+    assert result.final_text == "Sorry."
+    assert_history_json_valid(server)
+    tool_messages = [m for m in server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_messages] == ["c1", "c2", "c3", "c4", "c5"]
+
+
+def test_early_result_of_a_corrupted_call_is_dropped() -> None:
+    started = threading.Event()
+    runs: list[str] = []
+
+    def lookup(q: str) -> str:
+        runs.append(q)
+        started.set()
+        return "early result"
+
+    tools = [Tool("lookup", lookup, QUERY, early=True)]
+    first = (
+        OpenAIChatScript()
+        .call("c1", "lookup", '{"q": "a"}')
+        .hold(started, label="until lookup started")
+        .arguments(0, " oops")  # trailing text: the call is corrupted
+        .finish("tool_calls")
+        .reply()
+    )
+    second = OpenAIChatScript().text("Retrying later.").finish().reply()
+
+    async def main() -> tuple[list[Event], RunResult, ScriptedServer]:
+        async with openai_model([first, second]) as (model, server):
+            result = await ToolRunner(model, tools).run(["go"])
+            return await consume(result), result, server
+
+    events, result, server = arun(main())
+    assert server.timeouts == []
+    assert runs == ["a"]  # it did start early
+    warning = position(events, lambda e: isinstance(e, CallWarning))
+    dropped = position(events, lambda e: isinstance(e, ToolDropped))
+    assert warning < dropped
+    [result_] = result.tool_turns[0].results
+    assert result_.is_error
+    assert "trailing-arguments" in result_.content
+    assert "early result" not in json.dumps(server.requests[1].json)
+
+
+def test_pydantic_parameters() -> None:
+    class Query(pydantic.BaseModel):
+        q: str
+        limit: int = 3
+
+    seen: list[Query] = []
+
+    def lookup(query: Query) -> Query:
+        seen.append(query)
+        return query
+
+    tools = [Tool("lookup", lookup, Query)]
+    first = (
+        OpenAIChatScript()
+        .call("c1", "lookup", '{"q": "a"}')
+        .call("c2", "lookup", '{"limit": 2}')
+        .finish("tool_calls")
+        .reply()
+    )
+    second = OpenAIChatScript().text("ok").finish().reply()
+
+    async def main() -> tuple[RunResult, ScriptedServer]:
+        async with openai_model([first, second]) as (model, server):
+            result = await ToolRunner(model, tools).run(["go"])
+            return await result.collect(), server
+
+    result, server = arun(main())
+    good, bad = result.tool_turns[0].results
+    assert json.loads(good.content) == {"q": "a", "limit": 3}
+    assert bad.is_error
+    assert "q: Field required" in bad.content
+    assert seen == [Query(q="a")]
+    assert server.requests[0].json["tools"][0]["function"]["parameters"]["required"] == ["q"]
+
+
+# -- rounds -----------------------------------------------------------------------------------
+
+
+def looping_reply(n: int) -> Reply:
+    return (
+        OpenAIChatScript()
+        .call(f"c{n}", "lookup", f'{{"q": "{n}"}}')
+        .finish("tool_calls")
+        .usage(10 * n, n)
+        .reply()
+    )
+
+
+def test_max_rounds_forces_a_synthesis_without_tools() -> None:
+    order: list[str] = []
+
+    def lookup(q: str) -> str:
+        return f"r{q}"
+
+    def on_tool_turns(turns: list[ToolTurn]) -> None:
+        order.append(f"turns {[t.round for t in turns]}")
+
+    tools = [Tool("lookup", lookup, QUERY)]
+    final = OpenAIChatScript().text("Best effort.").finish().usage(99, 2).reply()
+
+    async def main() -> tuple[list[Event], RunResult, ScriptedServer]:
+        async with openai_model([looping_reply(1), looping_reply(2), final]) as (model, server):
+            result = await ToolRunner(model, tools, max_rounds=2).run(
+                ["go"], on_tool_turns=on_tool_turns
+            )
+            events: list[Event] = []
+            async for event in result.stream:
+                if isinstance(event, RoundStarted):
+                    order.append(f"round {event.round} synthesis={event.synthesis}")
+                events.append(event)
+            return events, result, server
+
+    _, result, server = arun(main())
+    assert order == [
+        "round 1 synthesis=False",
+        "turns [1]",
+        "round 2 synthesis=False",
+        "turns [1, 2]",
+        "round 3 synthesis=True",
+    ]
+    assert result.stop_reason == "max_rounds"
+    assert result.final_text == "Best effort."
+    assert [t.round for t in result.tool_turns] == [1, 2]
+    assert [(r.input_tokens, r.output_tokens) for r in result.rounds] == [
+        (10, 1),
+        (20, 2),
+        (99, 2),
+    ]
+    last = server.requests[2].json
+    assert "tools" not in last
+    assert last["messages"][-1]["role"] == "user"
+    assert "Do not call any more tools" in last["messages"][-1]["content"]
+    assert "tools" in server.requests[1].json
+    assert result.messages[-1].text == "Best effort."
+
+
+def test_anthropic_synthesis_keeps_tools_declared_with_tool_choice_none() -> None:
+    tools = [Tool("lookup", lambda q: "r", QUERY)]
+    first = AnthropicScript().call("tu1", "lookup", '{"q": "x"}').finish("tool_use").reply()
+    final = AnthropicScript().text("Done.").finish().reply()
+
+    async def main() -> tuple[RunResult, ScriptedServer]:
+        async with anthropic_model([first, final]) as (model, server):
+            result = await ToolRunner(model, tools, max_rounds=1).run(["go"])
+            return await result.collect(), server
+
+    result, server = arun(main())
+    assert result.stop_reason == "max_rounds"
+    assert result.final_text == "Done."
+    assert server.requests[1].json["tool_choice"] == {"type": "none"}
+
+
+def test_failed_synthesis_leaves_final_text_empty_and_the_error_in_the_stream() -> None:
+    tools = [Tool("lookup", lambda q: "r", QUERY)]
+    failure = Reply.json({"error": {"message": "overloaded", "type": "server_error"}}, status=400)
+
+    async def main() -> tuple[list[Event], RunResult]:
+        async with openai_model([looping_reply(1), failure]) as (model, _):
+            result = await ToolRunner(model, tools, max_rounds=1).run(["go"])
+            return await consume(result), result
+
+    events, result = arun(main())
+    assert result.final_text == ""
+    assert result.stop_reason == "error"
+    assert isinstance(result.error, openai.BadRequestError)
+    failed = [e for e in events if isinstance(e, RunFailed)]
+    assert failed[0].round == 2
+    assert "overloaded" in failed[0].message
+    assert isinstance(events[-1], RunFinished)
+    assert events[-1].stop_reason == "error"
+    assert len(result.tool_turns) == 1
+
+
+def test_error_event_inside_a_later_round_fails_the_run() -> None:
+    tools = [Tool("lookup", lambda q: "r", QUERY)]
+    first = AnthropicScript().call("tu1", "lookup", '{"q": "x"}').finish("tool_use").reply()
+    broken = AnthropicScript().text("Half an answ").error("Overloaded").reply()
+
+    async def main() -> tuple[list[Event], RunResult]:
+        async with anthropic_model([first, broken]) as (model, _):
+            result = await ToolRunner(model, tools).run(["go"])
+            return await consume(result), result
+
+    events, result = arun(main())
+    assert result.stop_reason == "error"
+    assert result.final_text == ""
+    assert any(isinstance(e, TextDelta) and e.text == "Half an answ" for e in events)
+    assert [e.round for e in events if isinstance(e, RunFailed)] == [2]
+
+
+def test_an_error_opening_the_first_round_is_raised_by_run() -> None:
+    failure = Reply.json({"error": {"message": "bad key", "type": "invalid_request"}}, status=400)
+
+    async def main() -> None:
+        async with openai_model([failure]) as (model, _):
+            await ToolRunner(model, []).run(["go"])
+
+    with pytest.raises(openai.BadRequestError, match="bad key"):
+        arun(main())
+
+
+def test_no_tool_call_is_the_final_answer_and_the_run_can_be_closed_early() -> None:
+    reply = OpenAIChatScript().text("Hello", pieces=2).text(" there").finish().reply()
+
+    async def main() -> tuple[list[Event], RunResult]:
+        async with openai_model([reply, reply]) as (model, _):
+            result = await ToolRunner(model, []).run(["hi"])
+            events = await consume(result)
+            # A second run left before its end is closed cleanly.
+            async with await ToolRunner(model, []).run(["hi"]) as other:
+                async for event in other.stream:
+                    if isinstance(event, TextDelta):
+                        break
+            return events, result
+
+    events, result = arun(main())
+    assert result.final_text == "Hello there"
+    assert [type(e) for e in events if not isinstance(e, ArgumentsDelta)][-2:] == [
+        RoundEnded,
+        RunFinished,
+    ]
+    assert not any(isinstance(e, CallReady) for e in events)
+
+
+def test_constructor_checks_and_missing_sdk_message() -> None:
+    with pytest.raises(ValueError, match="max_rounds"):
+        ToolRunner(object(), [], max_rounds=0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="two tools"):
+        ToolRunner(object(), [Tool("a", print, {}), Tool("a", print, {})])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="JSON Schema"):
+        Tool("a", print, 3)  # type: ignore[arg-type]
+    with pytest.raises(ImportError, match=r"pip install 'toolstitch\[openai\]'"):
+        require("toolstitch_no_such_sdk", "openai")
+    assert isinstance(OpenAIChatModel(object(), "m"), Model)
+
+
+def test_an_exception_from_should_execute_is_raised_from_the_stream() -> None:
+    def should_execute(call: ToolCall) -> bool:
+        raise KeyError("policy store down")
+
+    tools = [Tool("lookup", lambda q: "r", QUERY, early=True)]
+    first = OpenAIChatScript().call("c1", "lookup", '{"q": "x"}').finish("tool_calls").reply()
+
+    async def main() -> None:
+        async with openai_model([first]) as (model, _):
+            result = await ToolRunner(model, tools).run(["go"], should_execute=should_execute)
+            await result.collect()
+
+    with pytest.raises(KeyError, match="policy store down"):
+        arun(main())

@@ -1,0 +1,244 @@
+"""toolstitch.testing: the scripted server, with the real SDK clients over loopback HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+
+from toolstitch import StitchResult, stitch
+from toolstitch.testing import (
+    AnthropicScript,
+    Hold,
+    OpenAIChatScript,
+    Reply,
+    ScriptedServer,
+    Sleep,
+    cut,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+OPENAI_FIXTURES = sorted(
+    p for p in (FIXTURES / "openai-chat").glob("*.sse") if p.stem != "error-event"
+)
+ANTHROPIC_FIXTURES = sorted(
+    p for p in (FIXTURES / "anthropic").glob("*.sse") if p.stem != "error-event"
+)
+
+
+def arun(coro: Any) -> Any:
+    async def main() -> Any:
+        return await asyncio.wait_for(coro, 30)
+
+    return asyncio.run(main())
+
+
+def summary(result: StitchResult) -> tuple[object, ...]:
+    return (
+        [(c.id, c.name, c.arguments) for c in result.calls],
+        [(d.id, d.name, d.error.code) for d in result.discarded],
+        result.text,
+        result.finish_reason,
+    )
+
+
+@pytest.mark.parametrize("path", OPENAI_FIXTURES, ids=lambda p: p.stem)
+def test_recorded_openai_streams_replay_through_the_sdk(path: Path) -> None:
+    async def main() -> list[Any]:
+        async with (
+            ScriptedServer([Reply.sse(path)]) as server,
+            openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="test") as client,
+        ):
+            stream = await client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "hi"}], stream=True
+            )
+            async with stream:
+                return [chunk async for chunk in stream]
+
+    chunks = arun(main())
+    direct = stitch(path.read_bytes()).result
+    assert summary(stitch(chunks, "openai-chat").result) == summary(direct)
+
+
+@pytest.mark.parametrize("path", ANTHROPIC_FIXTURES, ids=lambda p: p.stem)
+def test_recorded_anthropic_streams_replay_through_the_sdk(path: Path) -> None:
+    async def main() -> list[Any]:
+        async with (
+            ScriptedServer([Reply.sse(path, event_names=True)]) as server,
+            anthropic.AsyncAnthropic(base_url=server.anthropic_base_url, api_key="test") as client,
+        ):
+            stream = await client.messages.create(
+                model="m",
+                max_tokens=10,
+                messages=[{"role": "user", "content": "hi"}],
+                stream=True,
+            )
+            async with stream:
+                return [event async for event in stream]
+
+    events = arun(main())
+    direct = stitch(path.read_bytes()).result
+    assert summary(stitch(events, "anthropic").result) == summary(direct)
+
+
+def test_hold_keeps_the_stream_open_until_the_event_is_set() -> None:
+    order: list[str] = []
+    release = asyncio.Event()
+    reply = (
+        OpenAIChatScript()
+        .text("first")
+        .hold(release, label="until released")
+        .text("second")
+        .finish()
+        .reply()
+    )
+
+    async def main() -> ScriptedServer:
+        async with (
+            ScriptedServer([reply]) as server,
+            openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="test") as client,
+        ):
+            stream = await client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "hi"}], stream=True
+            )
+            async with stream:
+                async for chunk in stream:
+                    if chunk.choices and chunk.choices[0].delta.content:
+                        order.append(chunk.choices[0].delta.content)
+                        if chunk.choices[0].delta.content == "first":
+                            order.append("set")
+                            release.set()
+            return server
+
+    server = arun(main())
+    assert order == ["first", "set", "second"]
+    texts = [text for _, text in server.log]
+    assert texts.index("reply 1: until released: waiting") < texts.index(
+        "reply 1: until released: released"
+    )
+    assert server.timeouts == []
+
+
+def test_hold_timeout_is_recorded_and_the_reply_goes_on() -> None:
+    never = threading.Event()
+    reply = Reply.sse(
+        'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n'
+        'data: {"choices":[{"index":0,"delta":{"content":"b"}}]}\n\n'
+        "data: [DONE]\n\n",
+        holds={1: Hold(never, timeout=0.05, label="never"), 2: Sleep(0)},
+    )
+
+    async def main() -> tuple[ScriptedServer, str]:
+        async with (
+            ScriptedServer([reply]) as server,
+            openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="test") as client,
+        ):
+            stream = await client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "hi"}], stream=True
+            )
+            text = ""
+            async with stream:
+                async for chunk in stream:
+                    text += chunk.choices[0].delta.content or ""
+            return server, text
+
+    server, text = arun(main())
+    assert text == "ab"
+    assert server.timeouts == ["never"]
+
+
+def test_requests_are_recorded_and_non_streamed_requests_get_json() -> None:
+    openai_reply = (
+        OpenAIChatScript().text("Calling.").call("c1", "f", '{"a": 1}').finish("tool_calls")
+    ).usage(3, 4)
+    anthropic_reply = AnthropicScript(input_tokens=5).text("Hi").call("t1", "f", '{"a": 1}')
+    anthropic_reply.finish("tool_use", output_tokens=6)
+
+    async def main() -> tuple[Any, Any, ScriptedServer]:
+        async with ScriptedServer([openai_reply.reply(), anthropic_reply.reply()]) as server:
+            async with openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="k") as oc:
+                completion = await oc.chat.completions.create(
+                    model="m", messages=[{"role": "user", "content": "hi"}]
+                )
+            async with anthropic.AsyncAnthropic(
+                base_url=server.anthropic_base_url, api_key="k"
+            ) as ac:
+                message = await ac.messages.create(
+                    model="m", max_tokens=5, messages=[{"role": "user", "content": "hi"}]
+                )
+            return completion, message, server
+
+    completion, message, server = arun(main())
+    assert completion.choices[0].message.content == "Calling."
+    assert completion.choices[0].message.tool_calls[0].function.arguments == '{"a": 1}'
+    assert completion.usage.completion_tokens == 4
+    assert message.content[1].input == {"a": 1}
+    assert message.usage.output_tokens == 6
+    assert [(r.method, r.path) for r in server.requests] == [
+        ("POST", "/v1/chat/completions"),
+        ("POST", "/v1/messages"),
+    ]
+    assert server.requests[0].json["messages"] == [{"role": "user", "content": "hi"}]
+    headers = server.requests[1].headers
+    assert "k" in (
+        headers.get("x-api-key"),
+        headers.get("authorization", "").removeprefix("Bearer "),
+    )
+
+
+def test_thread_mode_with_the_sync_client_and_error_statuses() -> None:
+    reply = OpenAIChatScript().text("hello").finish().reply()
+    server = ScriptedServer([reply], max_requests=2)
+    with (
+        server,
+        openai.OpenAI(base_url=server.openai_base_url, api_key="k", max_retries=0) as client,
+    ):
+        stream = client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}], stream=True
+        )
+        with stream:
+            text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+        with pytest.raises(openai.InternalServerError, match="no reply left"):
+            client.chat.completions.create(model="m", messages=[])
+        with pytest.raises(openai.RateLimitError):
+            client.chat.completions.create(model="m", messages=[])
+    assert text == "hello"
+    assert len(server.requests) == 2
+
+
+def test_raw_http_unknown_route_and_chunked_body() -> None:
+    async def request(port: int, head: bytes, body: bytes) -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(head + body)
+        await writer.drain()
+        data = await reader.read()
+        writer.close()
+        await writer.wait_closed()
+        return data
+
+    async def main() -> tuple[bytes, bytes, ScriptedServer]:
+        async with ScriptedServer([Reply.json({"ok": True})]) as server:
+            missing = await request(server.port, b"GET /nothing HTTP/1.1\r\nHost: x\r\n\r\n", b"")
+            chunked = await request(
+                server.port,
+                b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+                b'5\r\n{"a":\r\n3\r\n 1}\r\n0\r\n\r\n',
+            )
+            return missing, chunked, server
+
+    missing, chunked, server = arun(main())
+    assert missing.startswith(b"HTTP/1.1 404")
+    assert chunked.startswith(b"HTTP/1.1 200")
+    assert chunked.endswith(b'{"ok": true}')
+    assert server.requests[1].json == {"a": 1}
+
+
+def test_cut() -> None:
+    assert cut("abcdefg", 3) == ["abc", "de", "fg"]
+    assert cut("ab", 5) == ["a", "b"]
+    assert cut("", 2) == [""]
