@@ -78,6 +78,7 @@ _DISCARDED = CallState.DISCARDED
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_DEFAULT_LIMITS = Limits()  # frozen: one shared instance
 _TOKENIZER_ERRORS = (InvalidFragment, DepthExceeded, DigitsExceeded, NumberOutOfRange)
 _new_event = object.__new__
 _set_index = vars(ArgumentsDelta)["index"].__set__
@@ -242,7 +243,7 @@ class Assembler:
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
-        self._limits = limits or Limits()
+        self._limits = limits or _DEFAULT_LIMITS
         self._max_argument_chars = self._limits.max_argument_chars
         if not isinstance(empty_arguments, str):
             raise TypeError("empty_arguments must be a str holding a JSON object")
