@@ -674,7 +674,8 @@ def certain(schema: Any, node: _Node | None, path: str, out: set[tuple[str, str]
                 certain(properties[key], child, child_path, out)
             elif additional is False:
                 refused = _first_refused(key, names)
-                out.add((path + "/" + pointer_escape(key if refused is None else refused), "additionalProperties"))
+                shown = key if refused is None else refused
+                out.add((path + "/" + pointer_escape(shown), "additionalProperties"))
             elif additional is not None:
                 certain(additional, child, child_path, out)
         if node.open_key is not None and additional is False:
