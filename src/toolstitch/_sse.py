@@ -213,6 +213,16 @@ class SSEDecoder:
             self._line_start = base + start
         size = self._line_len + end - start
         if size > self.max_line_bytes:
+            # Report whichever limit the line passed first, as a whole line would.
+            kind = self._line_kind
+            if kind == 0:
+                head = (b"".join(self._pieces) + chunk[start : start + 8])[:8]
+                kind = (6 if head[5:6] == b" " else 5) if head.startswith(_DATA_PREFIX) else -1
+            if kind > 0:
+                before = self._data_bytes + (1 if self._data else 0)
+                passed_at = self._line_start + kind + max(self.max_event_bytes - before, 0)
+                if passed_at < self._line_start + self.max_line_bytes:
+                    self._check_event(size - kind, self._line_start + kind)
             self._line_too_long(self._line_start)
         self._pieces.append(chunk[start:end])
         self._line_len = size

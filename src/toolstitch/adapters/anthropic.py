@@ -22,11 +22,13 @@ from typing import Any
 
 from toolstitch._assembler import Assembler
 from toolstitch._deltas import Delta
+from toolstitch._errors import ProviderQuirk
 from toolstitch._events import CallDiscarded, CallReady, Event
 from toolstitch._stream_events import (
     FinishReason,
     ReasoningDelta,
     ServerToolCall,
+    StreamWarning,
     TextDelta,
     Usage,
 )
@@ -41,7 +43,7 @@ CLIENT_BLOCKS = frozenset({"tool_use"})
 
 
 class _Block:
-    __slots__ = ("events", "id", "input", "kind", "name", "streamed")
+    __slots__ = ("core", "events", "id", "input", "kind", "name", "streamed")
 
     def __init__(self, kind: str, block_id: str | None, name: str | None, start: object) -> None:
         self.kind = kind
@@ -50,6 +52,7 @@ class _Block:
         self.input = start
         self.streamed = False  # a non-empty partial_json arrived
         self.events: list[Event] = []  # a server block's events, reported at its end
+        self.core = 0  # the call's index in the assembler (the block index when usable)
 
 
 class AnthropicAdapter(Adapter):
@@ -63,6 +66,7 @@ class AnthropicAdapter(Adapter):
         # but their events never reach the caller as calls.
         self.server = Assembler(limits=assembler.limits)
         self._blocks: dict[int, _Block] = {}
+        self._cores: set[int] = set()  # call indices given out
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Event]:
         kind = payload.get("type") or event
@@ -93,15 +97,40 @@ class AnthropicAdapter(Adapter):
         index = payload.get("index")
         block = mapping(payload.get("content_block"))
         kind = block.get("type")
-        if not isinstance(index, int) or isinstance(index, bool) or not isinstance(kind, str):
+        if not isinstance(kind, str):
+            return
+        if not isinstance(index, int) or isinstance(index, bool):
+            if kind in CLIENT_BLOCKS or kind in SERVER_BLOCKS:
+                # Nothing can key this block's deltas: say so rather than lose it silently.
+                out.append(
+                    StreamWarning(
+                        error=ProviderQuirk(
+                            "quirk-index-invalid",
+                            f"a {kind} block came with index {index!r}; it was ignored",
+                        )
+                    )
+                )
             return
         if kind in CLIENT_BLOCKS or kind in SERVER_BLOCKS:
             block_id = block.get("id") if isinstance(block.get("id"), str) else None
             name = block.get("name") if isinstance(block.get("name"), str) else None
             state = _Block(kind, block_id, name, block.get("input"))
+            # A negative block index cannot be a call index: the call gets the next free one.
+            state.core = index if index >= 0 else max(self._cores, default=-1) + 1
+            self._cores.add(state.core)
             self._blocks[index] = state
             target = self.assembler if kind in CLIENT_BLOCKS else self.server
-            events = target.feed(Delta(index=index, id=block_id or None, name=name or None))
+            events = target.feed(Delta(index=state.core, id=block_id or None, name=name or None))
+            if index < 0:
+                events.append(
+                    quirk_warning(
+                        "quirk-index-negative",
+                        f"the block's index {index} was replaced by {state.core}",
+                        index=state.core,
+                        call_id=block_id,
+                        name=name,
+                    )
+                )
             if kind in CLIENT_BLOCKS:
                 out.extend(events)
             else:
@@ -128,12 +157,11 @@ class AnthropicAdapter(Adapter):
             fragment = delta.get("partial_json")
             if state is None or not isinstance(fragment, str) or not fragment:
                 return
-            assert isinstance(index, int)
             state.streamed = True
             if state.kind in CLIENT_BLOCKS:
-                out.extend(self.assembler.feed_arguments(index, fragment))
+                out.extend(self.assembler.feed_arguments(state.core, fragment))
             else:
-                state.events.extend(self.server.feed_arguments(index, fragment))
+                state.events.extend(self.server.feed_arguments(state.core, fragment))
         elif kind == "thinking_delta":
             text = delta.get("thinking")
             if isinstance(text, str) and text:
@@ -158,12 +186,12 @@ class AnthropicAdapter(Adapter):
                 note = quirk_warning(
                     "quirk-input-at-block-start",
                     "the block streamed no input; its content_block_start input was used",
-                    index=index,
+                    index=state.core,
                     call_id=state.id,
                     name=state.name,
                 )
-            events.extend(target.feed(Delta(index=index, arguments=text)))
-        events.extend(target.end(index))
+            events.extend(target.feed(Delta(index=state.core, arguments=text)))
+        events.extend(target.end(state.core))
         if client:
             out.extend(events)
             if note is not None:
@@ -201,9 +229,9 @@ class AnthropicAdapter(Adapter):
 
     def close(self) -> list[Event]:
         out: list[Event] = self.assembler.finish()
-        for index, state in sorted(self._blocks.items()):
+        for _, state in sorted(self._blocks.items()):
             if state.kind in SERVER_BLOCKS:
-                events = state.events + self.server.end(index)
+                events = state.events + self.server.end(state.core)
                 state.events = []
                 out.extend(self._server_calls(events, state))
         return out
