@@ -1,0 +1,259 @@
+"""Regression tests for what the fuzz campaign found (fuzz/README.md, "Findings").
+
+Each bug is reproduced through the public API with the smallest input that shows it. Bugs
+1-5 (commit 0c67d68) and 7 (commit e5ee4d1) are fixed and their tests guard the fixes. Bugs
+still open in src/ are ``xfail(strict=True)``: the day one is fixed its test passes, strict
+xfail turns that into a failure, and the marker must go - so a fix cannot go unnoticed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolstitch import (
+    ArgumentsDelta,
+    Assembler,
+    CallDiscarded,
+    CallReady,
+    CallWarning,
+    Delta,
+    Event,
+    LimitExceeded,
+    Limits,
+    MalformedArguments,
+    StreamDecodeError,
+    TrailingArguments,
+)
+from toolstitch._sse import SSEDecoder
+from toolstitch._stitch import stitch
+
+
+def kinds(events: list[Event]) -> list[str]:
+    return [type(e).__name__ for e in events]
+
+
+def ready_then_more(fragment: str) -> tuple[Assembler, list[Event]]:
+    """A call that ``finish`` made ready with empty arguments, then more arguments for it."""
+    asm = Assembler()
+    asm.feed(Delta(index=0, id="call_1", name="ping"))
+    (ready,) = asm.finish()
+    assert isinstance(ready, CallReady)
+    assert ready.call.arguments == "{}"
+    return asm, asm.feed(Delta(index=0, arguments=fragment))
+
+
+# -- bug 1: arguments after a call was made ready with empty arguments -------------------------
+
+
+def test_bug1_invalid_arguments_after_empty_ready_do_not_raise() -> None:
+    asm, events = ready_then_more("x")  # raised IllegalTransition before the fix
+    assert all(isinstance(e, CallWarning) for e in events)
+    assert asm.complete()[0].arguments == "{}"
+
+
+def test_bug1_valid_arguments_after_empty_ready_are_not_a_fragment() -> None:
+    asm, events = ready_then_more('{"a": 1}')
+    assert not [e for e in events if isinstance(e, ArgumentsDelta)]
+    # Text for a call that is already complete is text after its arguments: one warning,
+    # kept in the snapshot like any trailing text, never part of the ready call.
+    warnings = [e for e in events if isinstance(e, CallWarning)]
+    assert [w.error.code for w in warnings] == ["trailing-arguments"]
+    assert asm.calls[0].arguments.endswith('{"a": 1}')
+
+
+def test_bug1_the_ready_call_itself_never_changes() -> None:
+    """Even with bug 1 open, the ToolCall that was dispatched stays what it was."""
+    asm, _ = ready_then_more('{"a": 1}')
+    assert asm.complete()[0].arguments == "{}"
+    assert asm.complete()[0].parsed_arguments == {}
+
+
+def test_bug1_through_the_openai_chat_adapter() -> None:
+    def chunk(delta: dict[str, object], finish: str | None = None) -> bytes:
+        body = {
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        return b"data: " + json.dumps(body).encode() + b"\n\n"
+
+    call = {"index": 0, "id": "call_1", "type": "function"}
+    body = (
+        chunk({"tool_calls": [{**call, "function": {"name": "ping", "arguments": ""}}]})
+        + chunk({}, "stop")
+        + chunk({"tool_calls": [{"index": 0, "function": {"arguments": "x"}}]})
+    )
+    events = list(stitch(body, "openai-chat"))
+    assert kinds(events).count("CallReady") == 1
+    assert "ArgumentsDelta" not in kinds(events)[kinds(events).index("CallReady") :]
+
+
+# -- bug 2: id and name both past their limits in one delta -----------------------------------
+
+
+def test_bug2_id_and_name_past_their_limits_in_one_delta() -> None:
+    asm = Assembler(limits=Limits(max_id_chars=4, max_name_chars=4))
+    events = asm.feed(
+        Delta(index=0, id="abcdef", name="abcdef")
+    )  # raised IllegalTransition before the fix
+    (discard,) = [e for e in events if isinstance(e, CallDiscarded)]
+    assert isinstance(discard.error, LimitExceeded)
+    assert discard.error.limit == "max_id_chars"
+
+
+def test_bug2_with_default_limits() -> None:
+    asm = Assembler()
+    events = asm.feed(Delta(index=0, id="i" * 300, name="n" * 300))
+    assert kinds(events) == ["CallStarted", "CallDiscarded"]
+
+
+# -- bug 3: which SSE limit error is reported depends on the chunking --------------------------
+
+
+def _sse_error(chunks: list[bytes]) -> StreamDecodeError:
+    decoder = SSEDecoder(max_line_bytes=20, max_event_bytes=5)
+    try:
+        for chunk in chunks:
+            decoder.feed(chunk)
+        decoder.close()
+    except StreamDecodeError as exc:
+        return exc
+    raise AssertionError("no StreamDecodeError")
+
+
+def test_bug3_sse_limit_error_does_not_depend_on_chunking() -> None:
+    body = b"data: " + b"x" * 40 + b"\n\n"
+    whole = _sse_error([body])
+    bytewise = _sse_error([body[i : i + 1] for i in range(len(body))])
+    # The event limit is passed first (at byte 11), the line limit later (at byte 20).
+    assert whole.offset == bytewise.offset == 11
+
+
+def test_bug3b_unterminated_line_passing_both_limits() -> None:
+    body = b"data: " + b"x" * 40  # no line break: the line is still pending in the decoder
+    whole = _sse_error([body])
+    bytewise = _sse_error([body[i : i + 1] for i in range(len(body))])
+    assert bytewise.offset == 11  # the event limit is passed first
+    assert whole.offset == bytewise.offset  # 20 today: the line limit is checked first
+
+
+# -- bug 5: a decoder whose close() raised is not "dead" as documented ----------------------
+
+
+def test_bug5_close_raises_again_after_close_raised() -> None:
+    decoder = SSEDecoder(max_line_bytes=100, max_event_bytes=5)
+    decoder.feed(b"data: abcde\n")
+    decoder.feed(b"data:")  # the joining newline passes the event limit, seen at close()
+    first = _close_error(decoder)
+    assert first.offset == 17
+    again = _close_error(decoder)  # returned [] before the fix
+    assert again.offset == first.offset
+
+
+def _close_error(decoder: SSEDecoder) -> StreamDecodeError:
+    try:
+        decoder.close()
+    except StreamDecodeError as exc:
+        return exc
+    raise AssertionError("close() did not raise")
+
+
+# -- bug 4: yajl's extra whitespace (\v and \f) ------------------------------------------------
+
+
+@pytest.mark.parametrize("junk", ["\x0b", "\x0c"])
+def test_bug4_vertical_tab_after_the_object_is_trailing_text(junk: str) -> None:
+    asm = Assembler()
+    events = asm.feed(Delta(index=0, id="c", name="f", arguments='{"a": 1}' + junk))
+    assert "CallReady" in kinds(events)
+    assert any(
+        isinstance(e, CallWarning) and isinstance(e.error, TrailingArguments) for e in events
+    )
+
+
+@pytest.mark.parametrize("junk", ["\x0b", "\x0c"])
+def test_bug4_vertical_tab_inside_is_malformed_at_once(junk: str) -> None:
+    asm = Assembler()
+    events = asm.feed(Delta(index=0, id="c", name="f", arguments='{"a": [' + junk))
+    (discard,) = [e for e in events if isinstance(e, CallDiscarded)]
+    assert isinstance(discard.error, MalformedArguments)
+    assert discard.error.offset == 7
+
+
+@pytest.mark.parametrize("junk", ["\x0b", "\x0c"])
+def test_bug4_never_reaches_dispatch(junk: str) -> None:
+    """Such a call is never reported ready, whatever follows."""
+    asm = Assembler()
+    text = '{"a": [' + junk + "1]}"
+    events = asm.feed(Delta(index=0, id="c", name="f", arguments=text)) + asm.finish()
+    assert "CallReady" not in kinds(events)
+    (discard,) = [e for e in events if isinstance(e, CallDiscarded)]
+    assert isinstance(discard.error, MalformedArguments)
+    assert discard.error.offset == 7
+
+
+# -- bug 7: unhashable JSON values where the provider layer expects a string or an int ---------
+
+
+@pytest.mark.parametrize("kind", [b"[]", b"{}"])
+def test_bug7_an_event_type_that_is_not_a_string(kind: bytes) -> None:
+    body = b'data: {"type": ' + kind + b"}\n\n"
+    with pytest.raises(StreamDecodeError):  # unknown format (TypeError before the fix)
+        list(stitch(body))
+
+
+@pytest.mark.parametrize("kind", ["response.output_text.delta", "response.output_text.done"])
+def test_bug7_responses_text_event_with_a_list_index(kind: str) -> None:
+    created = {"type": "response.created", "response": {"id": "r", "status": "in_progress"}}
+    event = {"type": kind, "output_index": [], "content_index": {}, "delta": "x", "text": "x"}
+    body = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in (created, event))
+    events = list(stitch(body, "openai-responses"))  # raised TypeError before the fix
+    assert events is not None
+
+
+def test_bug7_replay_exits_cleanly(tmp_path: Path) -> None:
+    from toolstitch import cli
+
+    path = tmp_path / "stream.sse"
+    path.write_bytes(b'data: {"type": []}\n\n')
+    assert cli.main(["replay", str(path), "--json"]) == 2  # raised TypeError before the fix
+
+
+# -- bug 8: a negative content-block index from Anthropic -------------------------------------
+
+
+def _anthropic_body(index: int) -> bytes:
+    events = [
+        (
+            "message_start",
+            {"type": "message_start", "message": {"id": "m", "type": "message", "content": []}},
+        ),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}},
+            },
+        ),
+    ]
+    return b"".join(
+        b"event: " + name.encode() + b"\ndata: " + json.dumps(payload).encode() + b"\n\n"
+        for name, payload in events
+    )
+
+
+def test_bug8_negative_anthropic_block_index() -> None:
+    result = stitch(_anthropic_body(-1)).result  # raises InvalidDelta today
+    assert result.provider == "anthropic"
+    assert len(result.calls) + len(result.discarded) == 1
+
+
+def test_bug8_replay_exits_cleanly(tmp_path: Path) -> None:
+    from toolstitch import cli
+
+    path = tmp_path / "stream.sse"
+    path.write_bytes(_anthropic_body(-1))
+    assert cli.main(["replay", str(path), "--json"]) in (0, 2)  # InvalidDelta today
