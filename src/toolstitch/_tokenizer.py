@@ -375,20 +375,7 @@ class ArgumentsTokenizer:
             # decimal.InvalidOperation: an exponent beyond what Decimal can hold (|e| > 10**18)
             events.clear()
             raise NumberOutOfRange from None
-        closed = closed_early
-        stack = self._stack
-        for event, _ in events:
-            bracket = _container(event, _NOT_CONTAINER)
-            if bracket is not _NOT_CONTAINER:
-                if bracket is None:
-                    stack.pop()
-                    if not stack:
-                        closed = True
-                else:
-                    stack.append(bracket)
-                    if len(stack) > self._max_depth:
-                        events.clear()
-                        raise DepthExceeded
+        closed = self._walk(events) or closed_early
         last = fragment[-1]
         if opened < 0 and not self._in_string and last not in _TOKEN_OR_SPACE:
             # The common end: a quote, a bracket, a comma or a colon. Nothing is pending.
@@ -524,10 +511,27 @@ class ArgumentsTokenizer:
             with contextlib.suppress(ijson.JSONError, RuntimeError):
                 coro.close()
 
+    def _walk(self, events: JSONEventBatch) -> bool:
+        """Follow yajl's container events: the depth limit, and whether the object closed."""
+        closed = False
+        stack = self._stack
+        for event, _ in events:
+            bracket = _container(event, _NOT_CONTAINER)
+            if bracket is not _NOT_CONTAINER:
+                if bracket is None:
+                    stack.pop()
+                    if not stack:
+                        closed = True
+                else:
+                    stack.append(bracket)
+                    if len(stack) > self._max_depth:
+                        events.clear()
+                        raise DepthExceeded
+        return closed
+
     def _send_slices(self, text: str, last_part: str) -> bool:
         """Send ``text`` in slices, handling each slice's events; True if the object closed."""
         events = self._events
-        stack = self._stack
         closed = False
         start = 0
         while start < len(text):
@@ -541,18 +545,8 @@ class ArgumentsTokenizer:
             except UnicodeEncodeError:
                 data = self._encode(piece)
             self._send(data)
-            for event, _ in events:
-                bracket = _container(event, _NOT_CONTAINER)
-                if bracket is not _NOT_CONTAINER:
-                    if bracket is None:
-                        stack.pop()
-                        if not stack:
-                            closed = True
-                    else:
-                        stack.append(bracket)
-                        if len(stack) > self._max_depth:
-                            events.clear()
-                            raise DepthExceeded
+            if self._walk(events):
+                closed = True
             if self._listener is not None:
                 batch = events[:]
                 if last_part:
