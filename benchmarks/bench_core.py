@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import math
 import statistics
 import sys
@@ -20,47 +19,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from competitors import floor_json, toolstitch_assembler
 from workloads import Delta, Workload, standard, sweep
 
 import toolstitch
-from toolstitch import Assembler, CallReady
 from toolstitch._machine import DEFINITION, TABLE, build_machine
-
-
-def floor_json(deltas: list[Delta]) -> dict[int, Any]:
-    """The floor: per-index append, one ``json.loads`` per call at the end."""
-    parts: dict[int, list[str]] = {}
-    ids: dict[int, str] = {}
-    names: dict[int, str] = {}
-    for delta in deltas:
-        index = delta["index"]
-        if "id" in delta:
-            ids[index] = delta["id"]
-        function = delta["function"]
-        name = function.get("name")
-        if name:
-            names[index] = names.get(index, "") + name
-        arguments = function.get("arguments")
-        if arguments:
-            bucket = parts.get(index)
-            if bucket is None:
-                parts[index] = [arguments]
-            else:
-                bucket.append(arguments)
-    return {index: json.loads("".join(bucket)) for index, bucket in parts.items()}
-
-
-def toolstitch_assembler(deltas: list[Delta]) -> dict[int, Any]:
-    assembler = Assembler()
-    feed = assembler.feed
-    ready: dict[int, Any] = {}
-    for delta in deltas:
-        for event in feed(delta):
-            if type(event) is CallReady:
-                ready[event.call.index] = event.call.parsed_arguments
-    assembler.finish()
-    return ready
-
 
 APPROACHES: dict[str, Callable[[list[Delta]], dict[int, Any]]] = {
     "floor_json": floor_json,

@@ -144,32 +144,9 @@ def shape_input(workload: Workload, shape: str) -> list[Any]:
 # -- OpenAI-shaped deltas ------------------------------------------------------------------------
 
 
-def floor_json(deltas: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Result:
-    """The floor: per-index append, one ``json.loads`` per call at the end."""
-    parts: dict[int, list[str]] = {}
-    ids: dict[int, str] = {}
-    names: dict[int, str] = {}
-    for delta in deltas:
-        index = delta["index"]
-        if "id" in delta:
-            ids[index] = delta["id"]
-        function = delta["function"]
-        name = function.get("name")
-        if name:
-            names[index] = names.get(index, "") + name
-        arguments = function.get("arguments")
-        if arguments:
-            bucket = parts.get(index)
-            if bucket is None:
-                parts[index] = [arguments]
-            else:
-                bucket.append(arguments)
-    return {index: json.loads("".join(bucket)) for index, bucket in parts.items()}
-
-
-def floor_orjson(deltas: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Result:
-    """The floor with ``orjson.loads``."""
-    loads = package("orjson").loads
+def _floor(deltas: list[dict[str, Any]], loads: Callable[[str], Any]) -> Result:
+    """Per-index append (tracking ids and names as a real client must), one ``loads`` per
+    call at the end."""
     parts: dict[int, list[str]] = {}
     ids: dict[int, str] = {}
     names: dict[int, str] = {}
@@ -189,6 +166,17 @@ def floor_orjson(deltas: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Resu
             else:
                 bucket.append(arguments)
     return {index: loads("".join(bucket)) for index, bucket in parts.items()}
+
+
+def floor_json(deltas: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Result:
+    """The floor: per-index append, one ``json.loads`` per call at the end."""
+    return _floor(deltas, json.loads)
+
+
+def floor_orjson(deltas: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Result:
+    """The floor with ``orjson.loads``."""
+    loads: Callable[[str], Any] = package("orjson").loads
+    return _floor(deltas, loads)
 
 
 def ijson_naive(deltas: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Result:
