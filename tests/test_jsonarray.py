@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import tracemalloc
 from collections.abc import Callable, Iterable, Iterator
@@ -12,12 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunks import byte_by_byte, split
 from toolstitch._errors import StreamDecodeError
 from toolstitch._jsonarray import MAX_DIGITS, JSONArrayDecoder
 
 KB = 1024
 MB = 1024 * 1024
-CORPUS_FILE = Path("/work/shared/corpus/gemini-json-array-nested-args.sse")
+CORPUS_FILE = (
+    Path(__file__).resolve().parents[2] / "shared" / "corpus" / "gemini-json-array-nested-args.sse"
+)
 
 
 def decode(chunks: Iterable[bytes], decoder: JSONArrayDecoder | None = None) -> list[object]:
@@ -27,15 +29,6 @@ def decode(chunks: Iterable[bytes], decoder: JSONArrayDecoder | None = None) -> 
         out += decoder.feed(chunk)
     out += decoder.close()
     return out
-
-
-def split(body: bytes, cuts: Iterable[int]) -> list[bytes]:
-    points = [0, *sorted(set(cuts)), len(body)]
-    return [body[a:b] for a, b in itertools.pairwise(points)]
-
-
-def byte_by_byte(body: bytes) -> list[bytes]:
-    return [body[i : i + 1] for i in range(len(body))]
 
 
 def same(a: object, b: object) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 import tracemalloc
 from collections.abc import Iterable, Iterator
@@ -11,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunks import byte_by_byte, split
 from toolstitch._errors import StreamDecodeError
 from toolstitch._sse import SSEDecoder, SSEMessage
 
@@ -80,15 +80,6 @@ def decode(chunks: Iterable[bytes], decoder: SSEDecoder | None = None) -> list[S
         out += decoder.feed(chunk)
     out += decoder.close()
     return out
-
-
-def split(body: bytes, cuts: Iterable[int]) -> list[bytes]:
-    points = [0, *sorted(set(cuts)), len(body)]
-    return [body[a:b] for a, b in itertools.pairwise(points)]
-
-
-def byte_by_byte(body: bytes) -> list[bytes]:
-    return [body[i : i + 1] for i in range(len(body))]
 
 
 # -- stream generation --------------------------------------------------------------------
