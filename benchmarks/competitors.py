@@ -223,41 +223,37 @@ def ijson_naive(deltas: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Resul
     return result
 
 
+def _reparse(deltas: list[dict[str, Any]], clock: Clock, parse: Callable[[str], Any]) -> Result:
+    """Append each fragment to its call's buffer and ``parse`` the whole buffer, per delta."""
+    buffers: dict[int, str] = {}
+    result: Result = {}
+    for i, delta in enumerate(deltas):
+        if not i & 63:
+            clock.tick(i)
+        arguments = delta["function"].get("arguments")
+        if not arguments:
+            continue
+        index = delta["index"]
+        buffers[index] = buffer = buffers.get(index, "") + arguments
+        result[index] = parse(buffer)
+    return result
+
+
 def jiter_partial(deltas: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Result:
     """``jiter.from_json(buf, partial_mode="trailing-strings")`` on the whole buffer per delta.
 
     What openai-python (``strict`` tools) and the anthropic SDK do for partial arguments.
     """
     from_json = package("jiter").from_json
-    buffers: dict[int, str] = {}
-    result: Result = {}
-    for i, delta in enumerate(deltas):
-        if not i & 63:
-            clock.tick(i)
-        arguments = delta["function"].get("arguments")
-        if not arguments:
-            continue
-        index = delta["index"]
-        buffers[index] = buffer = buffers.get(index, "") + arguments
-        result[index] = from_json(buffer.encode(), partial_mode="trailing-strings")
-    return result
+    return _reparse(
+        deltas, clock, lambda buffer: from_json(buffer.encode(), partial_mode="trailing-strings")
+    )
 
 
 def pjp_partial(deltas: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Result:
     """``partial_json_parser.loads(buf)`` on the whole buffer per delta."""
-    loads = package("partial_json_parser").loads
-    buffers: dict[int, str] = {}
-    result: Result = {}
-    for i, delta in enumerate(deltas):
-        if not i & 63:
-            clock.tick(i)
-        arguments = delta["function"].get("arguments")
-        if not arguments:
-            continue
-        index = delta["index"]
-        buffers[index] = buffer = buffers.get(index, "") + arguments
-        result[index] = loads(buffer)
-    return result
+    loads: Callable[[str], Any] = package("partial_json_parser").loads
+    return _reparse(deltas, clock, loads)
 
 
 def prepare_openai_chunks(workload: Workload, limit: int | None) -> list[Any]:
