@@ -415,8 +415,9 @@ def _sync_chunks(source: object) -> Iterator[object]:
     yield from source
 
 
-class Stitch(Iterator[Event]):
-    """Iterate a stream's events; ``result`` holds the outcome (see ``stitch``)."""
+class _Run:
+    """What ``Stitch`` and ``AsyncStitch`` share: a ``Stitcher`` over a source, the events
+    it produced that were not handed out yet, and the figures read so far."""
 
     def __init__(
         self,
@@ -431,9 +432,34 @@ class Stitch(Iterator[Event]):
             provider, limits=limits, choice=choice, empty_arguments=empty_arguments
         )
         self._source = source
-        self._chunks: Iterator[object] | None = None
         self._pending: deque[Event] = deque()
         self._done = False
+
+    def _take(self, item: object | None, *, end: bool = False) -> None:
+        """Feed one piece of the source (or its end) and keep the events it caused."""
+        if end:
+            self._done = True
+            self._pending.extend(self.stitcher.close())
+        else:
+            self._pending.extend(self.stitcher.feed(item))
+
+    @property
+    def provider(self) -> str | None:
+        return self.stitcher.provider
+
+    @property
+    def events_read(self) -> int:
+        return self.stitcher.events_read
+
+    @property
+    def bytes_read(self) -> int:
+        return self.stitcher.bytes_read
+
+
+class Stitch(_Run, Iterator[Event]):
+    """Iterate a stream's events; ``result`` holds the outcome (see ``stitch``)."""
+
+    _chunks: Iterator[object] | None = None
 
     def __iter__(self) -> Stitch:
         return self
@@ -452,22 +478,9 @@ class Stitch(Iterator[Event]):
         try:
             item = next(self._chunks)
         except StopIteration:
-            self._done = True
-            self._pending.extend(self.stitcher.close())
+            self._take(None, end=True)
             return
-        self._pending.extend(self.stitcher.feed(item))
-
-    @property
-    def provider(self) -> str | None:
-        return self.stitcher.provider
-
-    @property
-    def events_read(self) -> int:
-        return self.stitcher.events_read
-
-    @property
-    def bytes_read(self) -> int:
-        return self.stitcher.bytes_read
+        self._take(item)
 
     @property
     def result(self) -> StitchResult:
@@ -481,26 +494,11 @@ class Stitch(Iterator[Event]):
         return self.result
 
 
-class AsyncStitch(AsyncIterator[Event]):
+class AsyncStitch(_Run, AsyncIterator[Event]):
     """The async twin of ``Stitch`` (see ``astitch``)."""
 
-    def __init__(
-        self,
-        source: object,
-        provider: str = "auto",
-        *,
-        limits: Limits | None = None,
-        choice: int = 0,
-        empty_arguments: str = "{}",
-    ) -> None:
-        self.stitcher = Stitcher(
-            provider, limits=limits, choice=choice, empty_arguments=empty_arguments
-        )
-        self._source = source
-        self._aiter: AsyncIterator[object] | None = None
-        self._iter: Iterator[object] | None = None
-        self._pending: deque[Event] = deque()
-        self._done = False
+    _aiter: AsyncIterator[object] | None = None
+    _iter: Iterator[object] | None = None
 
     def __aiter__(self) -> AsyncStitch:
         return self
@@ -530,14 +528,9 @@ class AsyncStitch(AsyncIterator[Event]):
                 assert self._iter is not None
                 item = next(self._iter)
         except (StopAsyncIteration, StopIteration):
-            self._done = True
-            self._pending.extend(self.stitcher.close())
+            self._take(None, end=True)
             return
-        self._pending.extend(self.stitcher.feed(item))
-
-    @property
-    def provider(self) -> str | None:
-        return self.stitcher.provider
+        self._take(item)
 
     @property
     def result(self) -> StitchResult:
