@@ -40,7 +40,37 @@ class Model(Protocol):
         ...
 
 
-class OpenAIChatModel:
+class _SDKModel:
+    """What the two SDK models share: stream one request, close the client they own."""
+
+    client: Any
+    _owned: bool
+
+    def request(
+        self, messages: Sequence[Message], tools: Sequence[Tool], **options: Any
+    ) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _create(self, request: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    async def stream(
+        self, messages: Sequence[Message], tools: Sequence[Tool], **options: Any
+    ) -> AsyncIterator[Any]:
+        response = await self._create(self.request(messages, tools, **options))
+        try:
+            async for event in response:
+                yield event
+        finally:
+            await response.close()
+
+    async def aclose(self) -> None:
+        """Close the client if this model created it."""
+        if self._owned:
+            await self.client.close()
+
+
+class OpenAIChatModel(_SDKModel):
     """Chat Completions over ``openai.AsyncOpenAI`` (any ``base_url``: OpenAI, DeepSeek, GLM,
     Kimi, Qwen, Grok, Doubao, Gemini's OpenAI-compatible endpoint, Ollama, vLLM …).
 
@@ -92,25 +122,11 @@ class OpenAIChatModel:
         request.update(params)
         return request
 
-    async def stream(
-        self, messages: Sequence[Message], tools: Sequence[Tool], **options: Any
-    ) -> AsyncIterator[Any]:
-        response = await self.client.chat.completions.create(
-            **self.request(messages, tools, **options)
-        )
-        try:
-            async for chunk in response:
-                yield chunk
-        finally:
-            await response.close()
-
-    async def aclose(self) -> None:
-        """Close the client if this model created it."""
-        if self._owned:
-            await self.client.close()
+    def _create(self, request: dict[str, Any]) -> Any:
+        return self.client.chat.completions.create(**request)
 
 
-class AnthropicModel:
+class AnthropicModel(_SDKModel):
     """Messages over ``anthropic.AsyncAnthropic``.
 
     ``client`` is an ``AsyncAnthropic`` (``None`` creates one from the environment).
@@ -156,17 +172,5 @@ class AnthropicModel:
         request.update(params)
         return request
 
-    async def stream(
-        self, messages: Sequence[Message], tools: Sequence[Tool], **options: Any
-    ) -> AsyncIterator[Any]:
-        response = await self.client.messages.create(**self.request(messages, tools, **options))
-        try:
-            async for event in response:
-                yield event
-        finally:
-            await response.close()
-
-    async def aclose(self) -> None:
-        """Close the client if this model created it."""
-        if self._owned:
-            await self.client.close()
+    def _create(self, request: dict[str, Any]) -> Any:
+        return self.client.messages.create(**request)
