@@ -23,7 +23,7 @@ from competitors import floor_json, toolstitch_assembler
 from workloads import Delta, Workload, standard, sweep
 
 import toolstitch
-from toolstitch._machine import DEFINITION, TABLE, build_machine
+from toolstitch.core.machine import DEFINITION, TABLE, build_machine
 
 APPROACHES: dict[str, Callable[[list[Delta]], dict[int, Any]]] = {
     "floor_json": floor_json,

@@ -27,8 +27,8 @@ from _harness import check_discarded, check_ready, known_bug
 
 with atheris.instrument_imports(include=["toolstitch"]):
     from toolstitch import StreamDecodeError, cli
-    from toolstitch._stitch import Stitcher
     from toolstitch.adapters import PROVIDERS
+    from toolstitch.stitch.stitcher import Stitcher
 
 
 def _rechunked(body: bytes, provider: str) -> dict[str, object] | None:

@@ -22,8 +22,8 @@ import atheris
 from _harness import KnownBug, known_bug
 
 with atheris.instrument_imports(include=["toolstitch"]):
-    from toolstitch._errors import StreamDecodeError
-    from toolstitch._sse import SSEDecoder, SSEMessage
+    from toolstitch.decode.sse import SSEDecoder, SSEMessage
+    from toolstitch.vocab.errors import StreamDecodeError
 
 _EOL = re.compile(rb"\r\n|\r|\n")
 

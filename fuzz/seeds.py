@@ -27,9 +27,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from toolstitch._errors import StreamDecodeError  # noqa: E402
-from toolstitch._jsonarray import JSONArrayDecoder  # noqa: E402
-from toolstitch._sse import SSEDecoder  # noqa: E402
+from toolstitch.decode.jsonarray import JSONArrayDecoder  # noqa: E402
+from toolstitch.decode.sse import SSEDecoder  # noqa: E402
+from toolstitch.vocab.errors import StreamDecodeError  # noqa: E402
 
 SEEDS = Path(__file__).resolve().parent / "corpus-seeds"
 SHARED = ROOT.parent / "shared" / "corpus"

@@ -1,6 +1,6 @@
 """An independent reference for "how far is this text a valid JSON object text?".
 
-Written from RFC 8259 for the tests, and deliberately unlike ``toolstitch._diagnose``: a
+Written from RFC 8259 for the tests, and deliberately unlike ``toolstitch.json.diagnose``: a
 plain recursive-descent parser over the whole text. It walks the grammar; when it runs out
 of text everything read so far is a viable prefix (``_OutOfText``), and the first character
 that no production accepts is reported by position (``_Bad``). JSON is LL(1), so the first

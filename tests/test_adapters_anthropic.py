@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from fixtures.expected import fixture_names, load, normalize, payloads
-from toolstitch._assembler import Assembler
-from toolstitch._errors import ProviderError
-from toolstitch._events import CallDiscarded, CallReady
-from toolstitch._stitch import stitch
-from toolstitch._stream_events import ServerToolCall, StreamFailed
 from toolstitch.adapters import AnthropicAdapter, detect
+from toolstitch.core.assembler import Assembler
+from toolstitch.stitch.stitcher import stitch
+from toolstitch.vocab.call_events import CallDiscarded, CallReady
+from toolstitch.vocab.errors import ProviderError
+from toolstitch.vocab.stream_events import ServerToolCall, StreamFailed
 
 
 def start(index: int, kind: str = "tool_use", name: str = "f") -> dict[str, object]:

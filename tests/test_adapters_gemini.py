@@ -10,11 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fixtures.expected import fixture_names, load, normalize, payloads
-from toolstitch._assembler import Assembler
-from toolstitch._events import CallReady, CallWarning
-from toolstitch._stitch import stitch
 from toolstitch.adapters import GeminiAdapter, detect
 from toolstitch.adapters.gemini import PathError, _PathWriter, parse_json_path
+from toolstitch.core.assembler import Assembler
+from toolstitch.stitch.stitcher import stitch
+from toolstitch.vocab.call_events import CallReady, CallWarning
 
 
 def chunk(*parts: dict[str, Any], finish: str | None = None) -> dict[str, Any]:

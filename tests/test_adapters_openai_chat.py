@@ -7,12 +7,18 @@ from typing import Any
 import pytest
 
 from fixtures.expected import fixture_names, load, normalize, payloads
-from toolstitch._assembler import Assembler
-from toolstitch._errors import ProviderError
-from toolstitch._events import CallReady
-from toolstitch._stitch import stitch
-from toolstitch._stream_events import FinishReason, ReasoningDelta, StreamFailed, TextDelta, Usage
 from toolstitch.adapters import OpenAIChatAdapter, detect
+from toolstitch.core.assembler import Assembler
+from toolstitch.stitch.stitcher import stitch
+from toolstitch.vocab.call_events import CallReady
+from toolstitch.vocab.errors import ProviderError
+from toolstitch.vocab.stream_events import (
+    FinishReason,
+    ReasoningDelta,
+    StreamFailed,
+    TextDelta,
+    Usage,
+)
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:

@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 
 from fixtures.expected import fixture_names, load, normalize, payloads
-from toolstitch._assembler import Assembler
-from toolstitch._events import CallReady, CallWarning
-from toolstitch._stitch import stitch
-from toolstitch._stream_events import FinishReason, ReasoningDelta, StreamFailed, TextDelta
 from toolstitch.adapters import OpenAIResponsesAdapter, detect
+from toolstitch.core.assembler import Assembler
+from toolstitch.stitch.stitcher import stitch
+from toolstitch.vocab.call_events import CallReady, CallWarning
+from toolstitch.vocab.stream_events import FinishReason, ReasoningDelta, StreamFailed, TextDelta
 
 
 def item(call_id: str = "call_1", arguments: str = "", index: int = 0) -> dict[str, Any]:

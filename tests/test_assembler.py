@@ -798,10 +798,10 @@ def test_states_pending_and_reset() -> None:
 def test_pure_python_backend_gives_the_same_results(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where ijson could not build its C extension it falls back to a slower backend.
 
-    ``toolstitch._tokenizer.default_backend`` is the tokenizer's hook for that: this runs one
+    ``toolstitch.json.tokenizer.default_backend`` is the tokenizer's hook for that: this runs one
     mixed scenario on ijson's pure-Python backend and on yajl2_c and compares the results.
     """
-    from toolstitch import _tokenizer
+    from toolstitch.json import tokenizer as _tokenizer
 
     def scenario() -> tuple[list[Event], list[ToolCall], list[tuple[int, str, int | None]]]:
         asm = Assembler()

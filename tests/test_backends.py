@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import toolstitch
 from toolstitch import Assembler, Delta, Event
-from toolstitch import _tokenizer as tokenizer_module
+from toolstitch.json import tokenizer as tokenizer_module
 
 PYTHON_BACKEND = ijson.get_backend("python")
 

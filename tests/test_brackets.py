@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolstitch._brackets import BracketScanner
+from toolstitch.json.brackets import BracketScanner
 
 
 def _reference(text: str) -> tuple[int, bool, bool]:

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from toolstitch import cli
-from toolstitch._errors import ProviderError
-from toolstitch._stitch import StitchResult, stitch
+from toolstitch.stitch.stitcher import StitchResult, stitch
+from toolstitch.vocab.errors import ProviderError
 
 CORPUS = Path(__file__).parents[2] / "shared" / "corpus"
 

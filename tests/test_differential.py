@@ -47,7 +47,7 @@ from toolstitch import (
     MalformedArguments,
     TruncatedArguments,
 )
-from toolstitch._stitch import stitch
+from toolstitch.stitch.stitcher import stitch
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = sorted((HERE / "fixtures").glob("**/*.sse"))

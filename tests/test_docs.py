@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import toolstitch
+from toolstitch.core import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,7 +30,7 @@ def test_state_diagram_page_is_generated_from_the_grammar() -> None:
     assert script.render(page) == page, (  # type: ignore[attr-defined]
         "docs/state-machine.md is stale: run python docs/_scripts/make_state_diagram.py"
     )
-    for move in toolstitch._machine.DEFINITION["transitions"]:
+    for move in machine.DEFINITION["transitions"]:
         assert f"`{move['trigger']}`" in page
 
 

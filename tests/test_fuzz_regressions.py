@@ -27,8 +27,8 @@ from toolstitch import (
     StreamDecodeError,
     TrailingArguments,
 )
-from toolstitch._sse import SSEDecoder
-from toolstitch._stitch import stitch
+from toolstitch.decode.sse import SSEDecoder
+from toolstitch.stitch.stitcher import stitch
 
 
 def kinds(events: list[Event]) -> list[str]:

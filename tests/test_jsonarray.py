@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunks import byte_by_byte, split
-from toolstitch._errors import StreamDecodeError
-from toolstitch._jsonarray import MAX_DIGITS, JSONArrayDecoder
+from toolstitch.decode.jsonarray import MAX_DIGITS, JSONArrayDecoder
+from toolstitch.vocab.errors import StreamDecodeError
 
 KB = 1024
 MB = 1024 * 1024

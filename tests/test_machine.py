@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from transitions import Machine, MachineError
 
 from strategies import PROPERTY_SETTINGS, argument_texts, mutated, splits
-from toolstitch import Assembler, CallState, Delta, Limits, _assembler, _machine
+from toolstitch import Assembler, CallState, Delta, Limits
+from toolstitch.core import assembler as _assembler
+from toolstitch.core import machine as _machine
 
 MACHINE_FILE = Path(__file__).resolve().parents[1] / "grammars" / "call-machine.json"
 

@@ -27,9 +27,9 @@ from toolstitch import (
     Limits,
     StreamDecodeError,
 )
-from toolstitch._sse import SSEDecoder
-from toolstitch._stitch import stitch
-from toolstitch._stream_events import StreamFailed
+from toolstitch.decode.sse import SSEDecoder
+from toolstitch.stitch.stitcher import stitch
+from toolstitch.vocab.stream_events import StreamFailed
 
 MiB = 1 << 20
 T = TypeVar("T")

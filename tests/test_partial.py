@@ -1,4 +1,4 @@
-"""``toolstitch._partial``: the live partial-arguments view and the value updates.
+"""``toolstitch.json.partial``: the live partial-arguments view and the value updates.
 
 The view is compared with jiter's partial mode (``partial_mode="trailing-strings"``) on every
 prefix of generated documents. Known, normalised differences:
@@ -28,14 +28,14 @@ from hypothesis import strategies as st
 
 from reference import joined, load, typed
 from strategies import PROPERTY_SETTINGS, splits, text_and_fragments
-from toolstitch._partial import (
+from toolstitch.json.partial import (
     PartialArguments,
     StringDecoder,
     ValueUpdate,
     decode_string_content,
     pointer_escape,
 )
-from toolstitch._tokenizer import ArgumentsTokenizer, JSONEventBatch
+from toolstitch.json.tokenizer import ArgumentsTokenizer, JSONEventBatch
 
 
 def _feed(fragments: list[str], view: PartialArguments, *, after: Any = None) -> list[ValueUpdate]:

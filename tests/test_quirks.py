@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from toolstitch._assembler import Assembler
-from toolstitch._errors import ProviderQuirk
-from toolstitch._events import CallDiscarded, CallReady, CallWarning, Event
-from toolstitch._quirks import QUIRK_CODES, ChatQuirks
-from toolstitch._stream_events import StreamWarning
+from toolstitch.adapters.chat_quirks import QUIRK_CODES, ChatQuirks
+from toolstitch.core.assembler import Assembler
+from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallWarning, Event
+from toolstitch.vocab.errors import ProviderQuirk
+from toolstitch.vocab.stream_events import StreamWarning
 
 ROOT = Path(__file__).parents[1]
 

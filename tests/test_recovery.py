@@ -15,7 +15,7 @@ from toolstitch import (
     LimitExceeded,
     Limits,
 )
-from toolstitch._recovery import (
+from toolstitch.stitch.recovery import (
     SAFE_ARGUMENTS,
     UNKNOWN_TOOL_NAME,
     ToolErrorReply,

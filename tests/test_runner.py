@@ -49,7 +49,7 @@ from toolstitch.runner import (
     ToolStarted,
     ToolTurn,
 )
-from toolstitch.runner._tools import require
+from toolstitch.runner._tool import require
 from toolstitch.testing import AnthropicScript, OpenAIChatScript, Reply, ScriptedServer
 
 QUERY = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}

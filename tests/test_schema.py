@@ -1,4 +1,4 @@
-"""``toolstitch._schema``: the streaming schema check, the final check, locating pointers.
+"""``toolstitch.schema.streaming``: the streaming schema check, the final check, locating pointers.
 
 Three properties carry the weight:
 
@@ -27,8 +27,9 @@ from jsonschema import Draft202012Validator
 from jsonschema._utils import equal as jsonschema_equal
 
 from strategies import PROPERTY_SETTINGS, splits
-from toolstitch._partial import pointer_escape
-from toolstitch._schema import (
+from toolstitch.json.partial import pointer_escape
+from toolstitch.json.tokenizer import ArgumentsTokenizer
+from toolstitch.schema.streaming import (
     StreamingSchemaCheck,
     ToolSchema,
     Violation,
@@ -36,7 +37,6 @@ from toolstitch._schema import (
     locate_pointer,
     pointer_segments,
 )
-from toolstitch._tokenizer import ArgumentsTokenizer
 
 
 def stream(schema: Any, fragments: list[str]) -> list[list[Violation]]:

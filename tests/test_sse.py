@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunks import byte_by_byte, split
-from toolstitch._errors import StreamDecodeError
-from toolstitch._sse import SSEDecoder, SSEMessage
+from toolstitch.decode.sse import SSEDecoder, SSEMessage
+from toolstitch.vocab.errors import StreamDecodeError
 
 KB = 1024
 MB = 1024 * 1024

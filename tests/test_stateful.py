@@ -506,7 +506,7 @@ class StitcherMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        from toolstitch._stitch import Stitcher
+        from toolstitch.stitch.stitcher import Stitcher
 
         self.stitcher = Stitcher("openai-chat")
         self.buffer = b""
@@ -515,7 +515,7 @@ class StitcherMachine(RuleBasedStateMachine):
         self.failed = False
 
     def _take(self, events: list[Event]) -> None:
-        from toolstitch._stream_events import StreamFailed
+        from toolstitch.vocab.stream_events import StreamFailed
 
         self.ledger.take(events)
         for event in events:

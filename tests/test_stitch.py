@@ -17,11 +17,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fixtures.expected import cut, fixture_names, load, normalize, payloads
-from toolstitch._errors import ProviderError, StreamDecodeError
-from toolstitch._events import ArgumentsDelta, CallDiscarded, CallReady, CallStarted, Event
-from toolstitch._limits import Limits
-from toolstitch._stitch import AsyncStitch, Stitch, Stitcher, StitchResult, astitch, stitch
-from toolstitch._stream_events import (
+from toolstitch.stitch.stitcher import AsyncStitch, Stitch, Stitcher, StitchResult, astitch, stitch
+from toolstitch.vocab.call_events import (
+    ArgumentsDelta,
+    CallDiscarded,
+    CallReady,
+    CallStarted,
+    Event,
+)
+from toolstitch.vocab.errors import ProviderError, StreamDecodeError
+from toolstitch.vocab.limits import Limits
+from toolstitch.vocab.stream_events import (
     FinishReason,
     StreamFailed,
     StreamWarning,

@@ -1,4 +1,4 @@
-"""``toolstitch._tokenizer.ArgumentsTokenizer``: which fragment closes, which one is bad."""
+"""``toolstitch.json.tokenizer.ArgumentsTokenizer``: which fragment closes, which one is bad."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from strategies import (
     text_and_fragments,
 )
 from toolstitch import Assembler, CallReady, Delta
-from toolstitch._tokenizer import (
+from toolstitch.json.tokenizer import (
     BACKEND,
     ArgumentsTokenizer,
     DepthExceeded,

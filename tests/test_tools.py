@@ -1,4 +1,4 @@
-"""``toolstitch._tools``: declared tools from every provider's shape, and name checks."""
+"""``toolstitch.schema.declarations``: declared tools from every provider's shape; names."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from strategies import PROPERTY_SETTINGS
-from toolstitch._errors import UnknownTool
-from toolstitch._tools import ToolNames, normalize_tools
+from toolstitch.schema.declarations import ToolNames, normalize_tools
+from toolstitch.vocab.errors import UnknownTool
 
 WEATHER = {
     "type": "object",

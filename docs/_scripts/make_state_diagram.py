@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from toolstitch._machine import DEFINITION, mermaid_diagram
+from toolstitch.core.machine import DEFINITION, mermaid_diagram
 
 PAGE = Path(__file__).resolve().parents[1] / "state-machine.md"
 START = "<!-- generated:start (docs/_scripts/make_state_diagram.py) -->"

@@ -7,9 +7,25 @@ returns events (``CallStarted``, ``ArgumentsDelta``, ``CallReady``, ``CallDiscar
 
 from __future__ import annotations
 
-from ._assembler import GENERATED_ID_PREFIX, Assembler
-from ._deltas import Delta
-from ._errors import (
+from toolstitch.adapters.chat_quirks import QUIRK_CODES
+from toolstitch.core.assembler import GENERATED_ID_PREFIX, Assembler
+from toolstitch.core.deltas import Delta
+from toolstitch.json.tokenizer import BACKEND as JSON_BACKEND
+from toolstitch.stitch.recovery import ToolErrorReply, tool_error_reply
+from toolstitch.stitch.stitcher import AsyncStitch, Stitch, Stitcher, StitchResult, astitch, stitch
+from toolstitch.vocab.call_events import (
+    ArgumentsDelta,
+    ArgumentsValue,
+    CallDiscarded,
+    CallReady,
+    CallSnapshot,
+    CallStarted,
+    CallState,
+    CallWarning,
+    Event,
+    ToolCall,
+)
+from toolstitch.vocab.errors import (
     ConflictingId,
     InvalidDelta,
     LimitExceeded,
@@ -26,23 +42,8 @@ from ._errors import (
     UnexpectedDelta,
     UnknownTool,
 )
-from ._events import (
-    ArgumentsDelta,
-    ArgumentsValue,
-    CallDiscarded,
-    CallReady,
-    CallSnapshot,
-    CallStarted,
-    CallState,
-    CallWarning,
-    Event,
-    ToolCall,
-)
-from ._limits import Limits
-from ._quirks import QUIRK_CODES
-from ._recovery import ToolErrorReply, tool_error_reply
-from ._stitch import AsyncStitch, Stitch, Stitcher, StitchResult, astitch, stitch
-from ._stream_events import (
+from toolstitch.vocab.limits import Limits
+from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningDelta,
     ServerToolCall,
@@ -52,7 +53,7 @@ from ._stream_events import (
     TextDelta,
     Usage,
 )
-from ._tokenizer import BACKEND as JSON_BACKEND
+
 from ._version import __version__
 from .adapters import PROVIDERS
 

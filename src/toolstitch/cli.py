@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, TextIO
 
-from ._errors import StreamDecodeError, StreamError
-from ._events import (
+from toolstitch.stitch.stitcher import Stitcher, StitchResult
+from toolstitch.vocab.call_events import (
     ArgumentsDelta,
     CallDiscarded,
     CallReady,
@@ -34,14 +34,15 @@ from ._events import (
     CallWarning,
     Event,
 )
-from ._stitch import Stitcher, StitchResult
-from ._stream_events import (
+from toolstitch.vocab.errors import StreamDecodeError, StreamError
+from toolstitch.vocab.stream_events import (
     FinishReason,
     ServerToolCall,
     StreamFailed,
     StreamWarning,
     TextDelta,
 )
+
 from ._version import __version__
 from .adapters import PROVIDERS
 

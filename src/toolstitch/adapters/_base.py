@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolstitch._assembler import Assembler
-from toolstitch._errors import ProviderError, ProviderQuirk
-from toolstitch._events import CallWarning, Event
-from toolstitch._stream_events import StreamFailed
+from toolstitch.core.assembler import Assembler
+from toolstitch.vocab.call_events import CallWarning, Event
+from toolstitch.vocab.errors import ProviderError, ProviderQuirk
+from toolstitch.vocab.stream_events import StreamFailed
 
 __all__ = ["Adapter", "as_mapping", "provider_error", "quirk_warning"]
 

@@ -20,11 +20,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from toolstitch._assembler import Assembler
-from toolstitch._deltas import Delta
-from toolstitch._errors import ProviderQuirk
-from toolstitch._events import CallDiscarded, CallReady, Event
-from toolstitch._stream_events import (
+from toolstitch.core.assembler import Assembler
+from toolstitch.core.deltas import Delta
+from toolstitch.vocab.call_events import CallDiscarded, CallReady, Event
+from toolstitch.vocab.errors import ProviderQuirk
+from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningDelta,
     ServerToolCall,

@@ -6,7 +6,7 @@ What arrives: ``chat.completion.chunk`` objects, ``{"choices": [{"index", "delta
 ``data: [DONE]`` (handled by the stream decoder). An error may arrive instead of a chunk,
 as ``{"error": {...}}`` (Groq sends it as ``event: error``).
 
-Tool-call entries go through the quirk layer (``toolstitch._quirks.ChatQuirks``), which
+Tool-call entries go through the quirk layer (``toolstitch.adapters.chat_quirks.ChatQuirks``), which
 normalises what servers bend and warns about it. The adapter follows one choice (``choice``,
 default 0); the others are ignored.
 """
@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolstitch._assembler import Assembler
-from toolstitch._events import Event
-from toolstitch._quirks import ChatQuirks
-from toolstitch._stream_events import FinishReason, ReasoningDelta, TextDelta, Usage
+from toolstitch.adapters.chat_quirks import ChatQuirks
+from toolstitch.core.assembler import Assembler
+from toolstitch.vocab.call_events import Event
+from toolstitch.vocab.stream_events import FinishReason, ReasoningDelta, TextDelta, Usage
 
 from ._base import Adapter, mapping, provider_error
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolstitch._assembler import Assembler
-from toolstitch._deltas import Delta
-from toolstitch._events import Event
-from toolstitch._stream_events import FinishReason, ReasoningDelta, TextDelta, Usage
+from toolstitch.core.assembler import Assembler
+from toolstitch.core.deltas import Delta
+from toolstitch.vocab.call_events import Event
+from toolstitch.vocab.stream_events import FinishReason, ReasoningDelta, TextDelta, Usage
 
 from ._base import Adapter, mapping, provider_error, quirk_warning
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from toolstitch.messages import ToolResult
 
-from ._events import (
+from ._models import AnthropicModel, Model, OpenAIChatModel
+from ._run import DEFAULT_SYNTHESIS_PROMPT, RunResult, ToolRunner
+from ._run_events import (
     BatchRefused,
     RoundEnded,
     RoundStarted,
@@ -25,9 +27,7 @@ from ._events import (
     ToolStarted,
     ToolTurn,
 )
-from ._models import AnthropicModel, Model, OpenAIChatModel
-from ._run import DEFAULT_SYNTHESIS_PROMPT, RunResult, ToolRunner
-from ._tools import Tool
+from ._tool import Tool
 
 __all__ = [
     "DEFAULT_SYNTHESIS_PROMPT",

@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from toolstitch.messages import Message, to_anthropic, to_openai_chat
 
-from ._tools import Tool, require
+from ._tool import Tool, require
 
 __all__ = ["AnthropicModel", "Model", "OpenAIChatModel"]
 

@@ -36,10 +36,6 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Final
 
-from toolstitch._errors import ToolCallError, TrailingArguments
-from toolstitch._events import CallDiscarded, CallReady, CallStarted, CallWarning, Event, ToolCall
-from toolstitch._recovery import UNKNOWN_TOOL_NAME, tool_error_reply
-from toolstitch._stitch import Stitcher
 from toolstitch.messages import (
     AssistantMessage,
     FunctionCall,
@@ -49,8 +45,20 @@ from toolstitch.messages import (
     UserMessage,
     tool_error,
 )
+from toolstitch.stitch.recovery import UNKNOWN_TOOL_NAME, tool_error_reply
+from toolstitch.stitch.stitcher import Stitcher
+from toolstitch.vocab.call_events import (
+    CallDiscarded,
+    CallReady,
+    CallStarted,
+    CallWarning,
+    Event,
+    ToolCall,
+)
+from toolstitch.vocab.errors import ToolCallError, TrailingArguments
 
-from ._events import (
+from ._models import Model
+from ._run_events import (
     BatchRefused,
     RoundEnded,
     RoundStarted,
@@ -61,8 +69,7 @@ from ._events import (
     ToolStarted,
     ToolTurn,
 )
-from ._models import Model
-from ._tools import Tool, render
+from ._tool import Tool, render
 
 __all__ = ["DEFAULT_SYNTHESIS_PROMPT", "RunResult", "ToolRunner"]
 

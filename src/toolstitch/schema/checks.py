@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from ._errors import UnknownTool
-from ._tokenizer import JSONEventBatch
+from toolstitch.json.tokenizer import JSONEventBatch
+from toolstitch.vocab.errors import UnknownTool
 
 if TYPE_CHECKING:
-    from ._partial import PartialArguments, ValueUpdate
-    from ._schema import StreamingSchemaCheck, ToolSchema, Violation
+    from toolstitch.json.partial import PartialArguments, ValueUpdate
+    from toolstitch.schema.streaming import StreamingSchemaCheck, ToolSchema, Violation
 
 __all__ = ["POLICIES", "CallChecks", "ToolChecks"]
 
@@ -115,7 +115,7 @@ class ToolChecks:
                     "Assembler(tools=...) checks arguments with the jsonschema package: "
                     "pip install 'toolstitch[schema]'"
                 ) from None
-        from ._tools import ToolNames, normalize_tools
+        from toolstitch.schema.declarations import ToolNames, normalize_tools
 
         self._schemas: dict[str, dict[str, Any]] | None = (
             None if tools is None else normalize_tools(tools)
@@ -145,7 +145,7 @@ class ToolChecks:
             return None
         compiled = self._compiled.get(name)
         if compiled is None:
-            from ._schema import ToolSchema
+            from toolstitch.schema.streaming import ToolSchema
 
             compiled = self._compiled[name] = ToolSchema(self._schemas[name])
         return compiled
@@ -158,7 +158,7 @@ class ToolChecks:
         watched = self.watch.get(name, ())
         partial: PartialArguments | None = None
         if self.partial or watched:
-            from ._partial import PartialArguments
+            from toolstitch.json.partial import PartialArguments
 
             partial = PartialArguments(report_values=bool(watched), watch_strings=watched)
         if schema is None and partial is None:

@@ -14,7 +14,7 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from ._errors import UnknownTool
+from toolstitch.vocab.errors import UnknownTool
 
 __all__ = ["ToolNames", "normalize_tools"]
 

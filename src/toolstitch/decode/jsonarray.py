@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 
 import ijson
 
-from toolstitch._errors import StreamDecodeError
+from toolstitch.vocab.errors import StreamDecodeError
 
 __all__ = ["JSONArrayDecoder"]
 

@@ -21,15 +21,15 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ._assembler import GENERATED_ID_PREFIX
-from ._errors import (
+from toolstitch.core.assembler import GENERATED_ID_PREFIX
+from toolstitch.vocab.call_events import CallDiscarded
+from toolstitch.vocab.errors import (
     LimitExceeded,
     MalformedArguments,
     MissingName,
     ToolCallError,
     TruncatedArguments,
 )
-from ._events import CallDiscarded
 
 __all__ = ["SAFE_ARGUMENTS", "UNKNOWN_TOOL_NAME", "ToolErrorReply", "tool_error_reply"]
 

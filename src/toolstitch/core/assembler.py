@@ -24,22 +24,21 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ._brackets import BracketScanner
-from ._deltas import Delta, delta_fields
-from ._diagnose import WHITESPACE, diagnose, locate, snippet
-from ._errors import (
-    ConflictingId,
-    InvalidDelta,
-    LimitExceeded,
-    MalformedArguments,
-    MissingName,
-    SchemaViolation,
-    ToolCallError,
-    TrailingArguments,
-    TruncatedArguments,
-    UnexpectedDelta,
+from toolstitch.core.deltas import Delta, delta_fields
+from toolstitch.core.machine import TABLE, IllegalTransition
+from toolstitch.json.brackets import BracketScanner
+from toolstitch.json.diagnose import WHITESPACE, diagnose, locate, snippet
+from toolstitch.json.tokenizer import (
+    ArgumentsTokenizer,
+    DepthExceeded,
+    DigitsExceeded,
+    InvalidFragment,
+    JSONEventBatch,
+    JSONEventListener,
+    NumberOutOfRange,
 )
-from ._events import (
+from toolstitch.schema.checks import MAX_WARNINGS, CallChecks, ToolChecks
+from toolstitch.vocab.call_events import (
     ArgumentsDelta,
     ArgumentsValue,
     CallDiscarded,
@@ -51,18 +50,19 @@ from ._events import (
     Event,
     ToolCall,
 )
-from ._limits import Limits
-from ._machine import TABLE, IllegalTransition
-from ._tokenizer import (
-    ArgumentsTokenizer,
-    DepthExceeded,
-    DigitsExceeded,
-    InvalidFragment,
-    JSONEventBatch,
-    JSONEventListener,
-    NumberOutOfRange,
+from toolstitch.vocab.errors import (
+    ConflictingId,
+    InvalidDelta,
+    LimitExceeded,
+    MalformedArguments,
+    MissingName,
+    SchemaViolation,
+    ToolCallError,
+    TrailingArguments,
+    TruncatedArguments,
+    UnexpectedDelta,
 )
-from ._toolcheck import MAX_WARNINGS, CallChecks, ToolChecks
+from toolstitch.vocab.limits import Limits
 
 __all__ = ["GENERATED_ID_PREFIX", "Assembler"]
 
@@ -710,7 +710,7 @@ class Assembler:
             self._schema_warning(call, error, events)
 
     def _schema_error(self, call: _Call, violation: Any) -> SchemaViolation:
-        from ._schema import locate_pointer
+        from toolstitch.schema.streaming import locate_pointer
 
         offset = locate_pointer(call.text(), violation.path, key=violation.at_key)
         where = "" if offset is None else f" (offset {offset})"

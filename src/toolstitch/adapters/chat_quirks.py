@@ -32,13 +32,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from ._assembler import GENERATED_ID_PREFIX, Assembler
-from ._brackets import BracketScanner
-from ._deltas import Delta
-from ._diagnose import WHITESPACE, diagnose
-from ._errors import ProviderQuirk
-from ._events import CallDiscarded, CallReady, CallWarning, Event
-from ._stream_events import StreamWarning
+from toolstitch.core.assembler import GENERATED_ID_PREFIX, Assembler
+from toolstitch.core.deltas import Delta
+from toolstitch.json.brackets import BracketScanner
+from toolstitch.json.diagnose import WHITESPACE, diagnose
+from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallWarning, Event
+from toolstitch.vocab.errors import ProviderQuirk
+from toolstitch.vocab.stream_events import StreamWarning
 
 __all__ = ["QUIRK_CODES", "ChatQuirks"]
 

@@ -48,7 +48,7 @@ from decimal import Decimal
 from typing import Any, Final
 from urllib.parse import unquote
 
-from ._partial import StringDecoder, pointer_escape
+from toolstitch.json.partial import StringDecoder, pointer_escape
 
 __all__ = [
     "StreamingSchemaCheck",

@@ -27,7 +27,7 @@ from typing import Any
 
 from transitions import Machine
 
-from ._events import CallState
+from toolstitch.vocab.call_events import CallState
 
 __all__ = [
     "DEFINITION",
@@ -44,12 +44,10 @@ _GRAMMAR_NAME = "call-machine.json"
 def _grammar_text() -> str:
     # Installed wheels carry the file inside the package; a source checkout (including an
     # editable install) reads it from the top-level grammars/ folder.
-    packaged = (
-        resources.files(__package__ or "toolstitch").joinpath("grammars").joinpath(_GRAMMAR_NAME)
-    )
+    packaged = resources.files("toolstitch").joinpath("grammars").joinpath(_GRAMMAR_NAME)
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8")
-    checkout = Path(__file__).resolve().parents[2] / "grammars" / _GRAMMAR_NAME
+    checkout = Path(__file__).resolve().parents[3] / "grammars" / _GRAMMAR_NAME
     return checkout.read_text(encoding="utf-8")
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolstitch._events import Event, ToolCall
 from toolstitch.messages import AssistantMessage, FunctionCall, Message, Reasoning, ToolResult
+from toolstitch.vocab.call_events import Event, ToolCall
 
 __all__ = [
     "BatchRefused",

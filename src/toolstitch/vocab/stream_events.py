@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._errors import ProviderQuirk, StreamError, ToolCallError
-from ._events import Event
+from toolstitch.vocab.call_events import Event
+from toolstitch.vocab.errors import ProviderQuirk, StreamError, ToolCallError
 
 __all__ = [
     "FinishReason",

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._errors import InvalidDelta
+from toolstitch.vocab.errors import InvalidDelta
 
 __all__ = ["Delta", "DeltaFields", "coerce_delta", "delta_fields"]
 

@@ -29,9 +29,12 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Ma
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ._assembler import Assembler
-from ._errors import StreamDecodeError, StreamError
-from ._events import (
+from toolstitch.adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect
+from toolstitch.adapters._base import provider_error
+from toolstitch.core.assembler import Assembler
+from toolstitch.decode.jsonarray import JSONArrayDecoder
+from toolstitch.decode.sse import SSEDecoder
+from toolstitch.vocab.call_events import (
     ArgumentsDelta,
     CallDiscarded,
     CallReady,
@@ -41,10 +44,9 @@ from ._events import (
     Event,
     ToolCall,
 )
-from ._jsonarray import JSONArrayDecoder
-from ._limits import Limits
-from ._sse import SSEDecoder
-from ._stream_events import (
+from toolstitch.vocab.errors import StreamDecodeError, StreamError
+from toolstitch.vocab.limits import Limits
+from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningDelta,
     ServerToolCall,
@@ -53,8 +55,6 @@ from ._stream_events import (
     TextDelta,
     Usage,
 )
-from .adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect
-from .adapters._base import provider_error
 
 __all__ = ["AsyncStitch", "Stitch", "StitchResult", "Stitcher", "astitch", "stitch"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ._diagnose import WHITESPACE
+from toolstitch.json.diagnose import WHITESPACE
 
 __all__ = ["BracketScanner"]
 

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._errors import ToolCallError
+from toolstitch.vocab.errors import ToolCallError
 
 __all__ = [
     "ArgumentsDelta",

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import NoReturn
 
-from toolstitch._errors import StreamDecodeError
+from toolstitch.vocab.errors import StreamDecodeError
 
 __all__ = ["SSEDecoder", "SSEMessage"]
 

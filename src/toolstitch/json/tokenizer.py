@@ -33,7 +33,7 @@ from typing import Any, Final
 
 import ijson
 
-from ._diagnose import STRING_BODY, STRING_TAIL, WHITESPACE, body_end
+from toolstitch.json.diagnose import STRING_BODY, STRING_TAIL, WHITESPACE, body_end
 
 __all__ = [
     "BACKEND",

@@ -43,7 +43,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any, Final
 
-from ._diagnose import body_end
+from toolstitch.json.diagnose import body_end
 
 __all__ = [
     "PartialArguments",
