@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import types
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import toolstitch.messages as messages_package
 from toolstitch import GENERATED_ID_PREFIX, CallDiscarded, MalformedArguments, ToolCall
 from toolstitch.messages import (
     AssistantMessage,
@@ -377,3 +381,54 @@ def test_tool_result_and_tool_error_helpers() -> None:
     bare = ToolResult(call_id="c", name="f", content="nope", is_error=True)
     assert to_openai_chat([bare])[0]["content"] == "Error: nope"
     assert to_openai_responses([bare])[0]["output"] == "Error: nope"
+
+
+# -- the public surface -----------------------------------------------------------------------
+
+PUBLIC = {
+    "ERROR_PREFIX": None,
+    "AssistantMessage": "(*, text: 'str' = '', tool_calls: 'tuple[FunctionCall, ...]' = (), "
+    "reasoning: 'tuple[Reasoning, ...]' = (), signature: 'str | None' = None) -> None",
+    "FunctionCall": "(*, id: 'str', name: 'str', arguments: 'dict[str, Any]' = <factory>, "
+    "signature: 'str | None' = None) -> None",
+    "Message": None,
+    "Reasoning": "(*, text: 'str' = '', signature: 'str | None' = None, id: 'str | None' = None, "
+    "redacted: 'bool' = False) -> None",
+    "SystemMessage": "(text: 'str') -> None",
+    "ToolResult": "(*, call_id: 'str', name: 'str', content: 'str', is_error: 'bool' = False) "
+    "-> None",
+    "UserMessage": "(text: 'str') -> None",
+    "from_anthropic": "(messages: 'Iterable[Mapping[str, Any]]', "
+    "system: 'str | Sequence[Mapping[str, Any]] | None' = None) -> 'list[Message]'",
+    "from_gemini": "(contents: 'Iterable[Mapping[str, Any]]', "
+    "system_instruction: 'Mapping[str, Any] | str | None' = None) -> 'list[Message]'",
+    "from_openai_chat": "(messages: 'Iterable[Mapping[str, Any]]') -> 'list[Message]'",
+    "from_openai_responses": "(items: 'Iterable[Mapping[str, Any]]') -> 'list[Message]'",
+    "to_anthropic": "(messages: 'Iterable[Message]') -> 'tuple[str | None, list[dict[str, Any]]]'",
+    "to_gemini": "(messages: 'Iterable[Message]') "
+    "-> 'tuple[dict[str, Any] | None, list[dict[str, Any]]]'",
+    "to_openai_chat": "(messages: 'Iterable[Message]', *, include_reasoning: 'bool' = False) "
+    "-> 'list[dict[str, Any]]'",
+    "to_openai_responses": "(messages: 'Iterable[Message]') -> 'list[dict[str, Any]]'",
+    "tool_error": "(call: '_CallLike', message: 'str') -> 'ToolResult'",
+    "tool_result": "(call: '_CallLike', content: 'object') -> 'ToolResult'",
+}
+
+
+def test_the_package_exports_exactly_its_all_with_the_same_signatures() -> None:
+    """``toolstitch.messages`` is a package of one module per wire form; what it exports, and
+    how each name is called, is what the single module exported."""
+    assert messages_package.__all__ == list(PUBLIC)
+    reachable = {
+        name
+        for name, value in vars(messages_package).items()
+        if not name.startswith("_")
+        and not isinstance(value, types.ModuleType)
+        and name != "annotations"
+    }
+    assert reachable == set(PUBLIC)
+    for name, signature in PUBLIC.items():
+        if signature is not None:
+            assert str(inspect.signature(getattr(messages_package, name))) == signature, name
+    assert messages_package.ERROR_PREFIX == "Error: "
+    assert typing.get_args(Message) == (SystemMessage, UserMessage, AssistantMessage, ToolResult)

@@ -21,6 +21,7 @@ import json
 from typing import Any
 
 from ._server import Hold, Reply, Sleep, Step
+from ._sse import DONE, frame
 
 __all__ = ["AnthropicScript", "OpenAIChatScript", "cut"]
 
@@ -36,12 +37,6 @@ def cut(text: str, count: int) -> list[str]:
         out.append(text[start:end])
         start = end
     return [p for p in out if p] or [""]
-
-
-def _sse(data: Any, event: str | None = None) -> bytes:
-    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    head = f"event: {event}\n" if event else ""
-    return f"{head}data: {text}\n\n".encode()
 
 
 class OpenAIChatScript:
@@ -76,7 +71,7 @@ class OpenAIChatScript:
 
     def raw(self, data: Any, *, event: str | None = None) -> OpenAIChatScript:
         """Send ``data`` (a dict as JSON, or a string as is) as one SSE message."""
-        self.steps.append(_sse(data, event))
+        self.steps.append(frame(data, event))
         return self
 
     def text(self, text: str, *, pieces: int = 1) -> OpenAIChatScript:
@@ -158,7 +153,7 @@ class OpenAIChatScript:
 
     def reply(self) -> Reply:
         """The ``Reply``: these chunks then ``data: [DONE]``."""
-        steps = [*self.steps, b"data: [DONE]\n\n"]
+        steps = [*self.steps, DONE]
         message: dict[str, Any] = {"role": "assistant", "content": "".join(self._text) or None}
         if self._calls:
             message["tool_calls"] = [
@@ -198,14 +193,14 @@ class AnthropicScript:
         self._finished = False
 
     def _event(self, kind: str, data: dict[str, Any]) -> AnthropicScript:
-        self.steps.append(_sse({"type": kind, **data}, kind))
+        self.steps.append(frame({"type": kind, **data}, kind))
         return self
 
     def raw(self, data: Any, *, event: str | None = None) -> AnthropicScript:
         """Send ``data`` as one SSE message (``event`` defaults to its ``type``)."""
         if event is None and isinstance(data, dict):
             event = data.get("type")
-        self.steps.append(_sse(data, event))
+        self.steps.append(frame(data, event))
         return self
 
     def _start(self, block: dict[str, Any]) -> int:
@@ -303,7 +298,7 @@ class AnthropicScript:
 
     def reply(self) -> Reply:
         """The ``Reply``: ``message_start``, these events."""
-        start = _sse(
+        start = frame(
             {
                 "type": "message_start",
                 "message": {

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from ._sse import named, split
+
 __all__ = ["Hold", "RecordedRequest", "Reply", "ScriptedServer", "Sleep"]
 
 ROUTES: Final = frozenset(
@@ -98,34 +100,22 @@ class Reply:
             data = source.encode()
         else:
             data = source
-        data = data.replace(b"\r\n", b"\n")
-        messages = [m + b"\n\n" for m in data.split(b"\n\n") if m.strip()]
+        events = split(data)
         if event_names:
-            messages = [_named(m) for m in messages]
+            events = [named(event) for event in events]
+        pauses = holds or {}
         steps: list[Step] = []
-        for count, message in enumerate(messages):
-            if holds and count in holds:
-                hold = holds[count]
-                steps.append(hold if isinstance(hold, (Hold, Sleep)) else Hold(hold))
-            steps.append(message)
-        if holds and len(messages) in holds:
-            hold = holds[len(messages)]
-            steps.append(hold if isinstance(hold, (Hold, Sleep)) else Hold(hold))
+        for count in range(len(events) + 1):
+            if count in pauses:
+                steps.append(_pause(pauses[count]))
+            if count < len(events):
+                steps.append(events[count])
         return cls(steps=steps)
 
 
-def _named(message: bytes) -> bytes:
-    lines = message.split(b"\n")
-    if any(line.startswith(b"event:") for line in lines):
-        return message
-    data = b"\n".join(line[5:].lstrip(b" ") for line in lines if line.startswith(b"data:"))
-    try:
-        kind = json.loads(data).get("type")
-    except (ValueError, AttributeError):
-        return message
-    if not isinstance(kind, str):
-        return message
-    return b"event: " + kind.encode() + b"\n" + message
+def _pause(value: Any) -> Step:
+    """A ``holds`` value as a step: a ``Hold`` or ``Sleep`` as it is, else what to hold for."""
+    return value if isinstance(value, (Hold, Sleep)) else Hold(value)
 
 
 @dataclass(frozen=True, slots=True)

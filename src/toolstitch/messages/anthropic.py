@@ -1,0 +1,146 @@
+"""Anthropic Messages: the ``system`` and ``messages`` of a request.
+
+System messages go into the one ``system`` text. Messages alternate ``user`` and
+``assistant``, each a list of typed blocks: assistant ``thinking`` (with its ``signature``),
+``redacted_thinking`` (its ``data`` carried on ``Reasoning.signature``, ``redacted=True``),
+``text`` and ``tool_use`` (``id``, ``name``, ``input`` as an object); user ``text`` and
+``tool_result`` (``tool_use_id``, ``content``, ``is_error``). Consecutive results share one
+user message. Anthropic refuses unsigned thinking, so reasoning without a signature is not
+written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from ._neutral import (
+    AssistantMessage,
+    AssistantTurn,
+    FunctionCall,
+    Message,
+    Names,
+    Reasoning,
+    SystemMessage,
+    ToolResult,
+    UserMessage,
+    joined_system,
+    load_arguments,
+    not_a_message,
+    runs,
+    system_messages,
+    text_of,
+    user_turn,
+)
+
+__all__ = ["from_anthropic", "to_anthropic"]
+
+
+def to_anthropic(messages: Iterable[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+    """``(system, messages)`` of a Messages request. System messages are joined into
+    ``system``; consecutive tool results share one user message. Reasoning without a
+    signature is left out (Anthropic refuses unsigned thinking)."""
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    for message in runs(messages):
+        if isinstance(message, tuple):
+            out.append({"role": "user", "content": [_result_block(r) for r in message]})
+        elif isinstance(message, SystemMessage):
+            system.append(message.text)
+        elif isinstance(message, UserMessage):
+            out.append({"role": "user", "content": message.text})
+        elif isinstance(message, AssistantMessage):
+            blocks = list(_assistant_blocks(message))
+            if blocks:
+                out.append({"role": "assistant", "content": blocks})
+        else:
+            raise not_a_message(message)
+    return joined_system(system), out
+
+
+def _assistant_blocks(message: AssistantMessage) -> Iterator[dict[str, Any]]:
+    for reasoning in message.reasoning:
+        if reasoning.signature is None:
+            continue
+        if reasoning.redacted:
+            yield {"type": "redacted_thinking", "data": reasoning.signature}
+        else:
+            yield {"type": "thinking", "thinking": reasoning.text, "signature": reasoning.signature}
+    if message.text:
+        yield {"type": "text", "text": message.text}
+    for call in message.tool_calls:
+        yield {"type": "tool_use", "id": call.id, "name": call.name, "input": dict(call.arguments)}
+
+
+def _result_block(result: ToolResult) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": result.call_id,
+        "content": result.content,
+    }
+    if result.is_error:
+        block["is_error"] = True
+    return block
+
+
+def from_anthropic(
+    messages: Iterable[Mapping[str, Any]], system: str | Sequence[Mapping[str, Any]] | None = None
+) -> list[Message]:
+    """Read a Messages request's ``messages`` (and its ``system``, text or blocks)."""
+    out = system_messages(text_of(system))
+    names = Names()
+    for position, raw in enumerate(messages):
+        role = raw.get("role")
+        content = raw.get("content")
+        blocks: list[Mapping[str, Any]] = (
+            [{"type": "text", "text": content}] if isinstance(content, str) else list(content or ())
+        )
+        if role == "assistant":
+            out.append(_read_assistant(blocks, f"message {position}", names))
+        elif role == "user":
+            out.extend(_read_user(blocks, names))
+        else:
+            raise ValueError(f"message {position}: unknown role {role!r}")
+    return out
+
+
+def _read_assistant(blocks: list[Mapping[str, Any]], where: str, names: Names) -> AssistantMessage:
+    turn = AssistantTurn()
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "text":
+            turn.texts.append(str(block.get("text", "")))
+        elif kind == "thinking":
+            turn.reasoning.append(
+                Reasoning(text=str(block.get("thinking", "")), signature=block.get("signature"))
+            )
+        elif kind == "redacted_thinking":
+            turn.reasoning.append(Reasoning(signature=block.get("data"), redacted=True))
+        elif kind == "tool_use":
+            call = FunctionCall(
+                id=str(block.get("id") or ""),
+                name=str(block.get("name") or ""),
+                arguments=load_arguments(block.get("input"), where),
+            )
+            turn.calls.append(names.add(call))
+    return turn.message()
+
+
+def _read_user(blocks: list[Mapping[str, Any]], names: Names) -> list[Message]:
+    results: list[ToolResult] = []
+    texts: list[str] = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "tool_result":
+            call_id = str(block.get("tool_use_id") or "")
+            results.append(
+                ToolResult(
+                    call_id=call_id,
+                    name=names.get(call_id),
+                    content=text_of(block.get("content")),
+                    is_error=bool(block.get("is_error", False)),
+                )
+            )
+        elif kind == "text":
+            texts.append(str(block.get("text", "")))
+    return user_turn(results, texts, empty=not blocks)

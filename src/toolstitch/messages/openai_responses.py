@@ -1,0 +1,157 @@
+"""OpenAI Responses: the ``input`` items of a request (and the ``output`` items of a response).
+
+Items are typed: ``message`` (role ``system``, ``developer``, ``user`` or ``assistant``;
+assistant text as ``output_text`` parts), ``reasoning`` (a ``summary`` of ``summary_text``
+parts, ``encrypted_content`` carried on ``Reasoning.signature``, its ``id`` on
+``Reasoning.id``), ``function_call`` (``call_id``, the arguments as JSON text) and
+``function_call_output``. There is no error flag: see ``ERROR_PREFIX``. One neutral assistant
+turn is written as its reasoning items, then its message, then its calls, and such a run of
+items is read back as one turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from ._neutral import (
+    SYSTEM_ROLES,
+    AssistantMessage,
+    AssistantTurn,
+    FunctionCall,
+    Message,
+    Names,
+    Reasoning,
+    SystemMessage,
+    ToolResult,
+    UserMessage,
+    dump_arguments,
+    error_text,
+    flagless_result,
+    load_arguments,
+    not_a_message,
+    text_of,
+)
+
+__all__ = ["from_openai_responses", "to_openai_responses"]
+
+
+def to_openai_responses(messages: Iterable[Message]) -> list[dict[str, Any]]:
+    """The ``input`` items of a Responses request."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            out.append({"type": "message", "role": "system", "content": message.text})
+        elif isinstance(message, UserMessage):
+            out.append({"type": "message", "role": "user", "content": message.text})
+        elif isinstance(message, AssistantMessage):
+            out.extend(_assistant_items(message))
+        elif isinstance(message, ToolResult):
+            out.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message.call_id,
+                    "output": error_text(message),
+                }
+            )
+        else:
+            raise not_a_message(message)
+    return out
+
+
+def _assistant_items(message: AssistantMessage) -> Iterator[dict[str, Any]]:
+    for reasoning in message.reasoning:
+        item: dict[str, Any] = {
+            "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": reasoning.text}] if reasoning.text else [],
+        }
+        if reasoning.id is not None:
+            item["id"] = reasoning.id
+        if reasoning.signature is not None:
+            item["encrypted_content"] = reasoning.signature
+        yield item
+    if message.text:
+        yield {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": message.text}],
+        }
+    for call in message.tool_calls:
+        yield {
+            "type": "function_call",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": dump_arguments(call.arguments),
+        }
+
+
+# The stages of one assistant turn, in the order its items come.
+_REASONING, _TEXT, _CALLS = 0, 1, 2
+
+
+class _Turns:
+    """Gathers reasoning, assistant message and ``function_call`` items into assistant turns:
+    an item of an earlier stage than the one before it starts a new turn."""
+
+    def __init__(self, out: list[Message]) -> None:
+        self.out = out
+        self.turn: AssistantTurn | None = None
+        self.stage = _REASONING
+
+    def at(self, stage: int) -> AssistantTurn:
+        """The turn an item of ``stage`` belongs to."""
+        if self.turn is None or stage < self.stage:
+            self.flush()
+            self.turn = AssistantTurn()
+        self.stage = stage
+        return self.turn
+
+    def flush(self) -> list[Message]:
+        """End the turn being gathered; return the output, to append what follows it."""
+        if self.turn is not None:
+            self.out.append(self.turn.message())
+            self.turn = None
+        return self.out
+
+
+def from_openai_responses(items: Iterable[Mapping[str, Any]]) -> list[Message]:
+    """Read Responses ``input`` (or ``output``) items. Consecutive reasoning, assistant
+    message and ``function_call`` items make one ``AssistantMessage``."""
+    turns = _Turns([])
+    names = Names()
+    for position, raw in enumerate(items):
+        kind = raw.get("type", "message")
+        role = raw.get("role")
+        if kind == "reasoning":
+            turns.at(_REASONING).reasoning.append(_read_reasoning(raw))
+        elif kind == "message" and role == "assistant":
+            turns.at(_TEXT).texts.append(text_of(raw.get("content")))
+        elif kind == "function_call":
+            turns.at(_CALLS).calls.append(names.add(_read_call(raw, f"item {position}")))
+        elif kind == "function_call_output":
+            call_id = str(raw.get("call_id") or "")
+            turns.flush().append(flagless_result(call_id, raw.get("output"), names))
+        elif kind == "message" and role in SYSTEM_ROLES:
+            turns.flush().append(SystemMessage(text_of(raw.get("content"))))
+        elif kind == "message" and role == "user":
+            turns.flush().append(UserMessage(text_of(raw.get("content"))))
+        else:
+            raise ValueError(f"item {position}: unsupported item type {kind!r} (role {role!r})")
+    return turns.flush()
+
+
+def _read_reasoning(raw: Mapping[str, Any]) -> Reasoning:
+    summary = raw.get("summary") or ()
+    return Reasoning(
+        text="".join(str(part.get("text", "")) for part in summary),
+        signature=raw.get("encrypted_content"),
+        id=raw.get("id"),
+    )
+
+
+def _read_call(raw: Mapping[str, Any], where: str) -> FunctionCall:
+    return FunctionCall(
+        id=str(raw.get("call_id") or raw.get("id") or ""),
+        name=str(raw.get("name") or ""),
+        arguments=load_arguments(raw.get("arguments"), where),
+    )
