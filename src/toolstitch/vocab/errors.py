@@ -41,8 +41,7 @@ They pickle and copy with every field.
 
 from __future__ import annotations
 
-import inspect
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from typing_extensions import Self  # typing.Self from Python 3.11 on
@@ -72,21 +71,25 @@ _PYTHON_SETS = frozenset(
     {"__traceback__", "__cause__", "__context__", "__suppress_context__", "__notes__"}
 )
 
-# ``(name, keyword_only)`` of each ``__init__`` parameter, per class, read on first need.
-_PARAMETERS: dict[type, tuple[tuple[str, bool], ...]] = {}
+_E = TypeVar("_E", bound="_Error")
 
 
-def _rebuild(cls: type[_Error], args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Error:
-    """Unpickle an error: build it again from its fields."""
-    return cls(*args, **kwargs)
+def _rebuild(cls: type[_E], args: tuple[Any, ...], fields: dict[str, Any]) -> _E:
+    """An error of class ``cls`` with these ``args`` and fields, built without ``__init__``.
+
+    How errors unpickle and copy, and how ``with_call`` builds its copy: the fields are
+    values an ``__init__`` already took, and ``__setattr__`` would refuse them.
+    """
+    error = cls.__new__(cls, *args)  # BaseException.__new__ sets ``args``
+    error.__dict__.update(fields)
+    return error
 
 
 class _Error(Exception):
     """What every error here shares: a ``code``, a ``message``, and fields that never change.
 
-    Each class stores every parameter of its ``__init__`` (through ``_set``) as the attribute
-    of the same name, and nothing else: so the fields *are* the constructor's arguments, and
-    ``with_call``, ``copy`` and ``pickle`` rebuild an error by calling the class again.
+    ``__init__`` writes the fields straight into the instance dict; after it, ``__setattr__``
+    and ``__delattr__`` refuse everything but what Python itself sets on exceptions.
     """
 
     code: str
@@ -94,11 +97,7 @@ class _Error(Exception):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-        self._set(message=message)
-
-    def _set(self, **fields: object) -> None:
-        for name, value in fields.items():
-            object.__setattr__(self, name, value)
+        self.__dict__["message"] = message
 
     def __setattr__(self, name: str, value: object) -> None:
         if name not in _PYTHON_SETS:
@@ -110,29 +109,10 @@ class _Error(Exception):
             raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name!r}")
         super().__delattr__(name)
 
-    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """The positional and keyword arguments that build this error again."""
-        cls = type(self)
-        parameters = _PARAMETERS.get(cls)
-        if parameters is None:
-            parameters = tuple(
-                (p.name, p.kind is p.KEYWORD_ONLY)
-                for p in inspect.signature(cls).parameters.values()
-            )
-            _PARAMETERS[cls] = parameters
-        args = tuple(getattr(self, name) for name, keyword in parameters if not keyword)
-        kwargs = {name: getattr(self, name) for name, keyword in parameters if keyword}
-        return args, kwargs
-
-    def _notes(self) -> dict[str, list[str]] | None:
-        notes = vars(self).get("__notes__")
-        return None if notes is None else {"__notes__": list(notes)}
-
     def __reduce__(self) -> tuple[Any, ...]:
-        # BaseException's own reduce would call the class with ``args`` only (the message),
-        # which the keyword-only fields refuse, then set attributes, which we refuse.
-        args, kwargs = self._arguments()
-        return _rebuild, (type(self), args, kwargs), self._notes()
+        # BaseException's own would call the class with ``args`` alone (the message), which
+        # the required keyword-only fields refuse, and then set the fields, which we refuse.
+        return _rebuild, (type(self), self.args, dict(vars(self)))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code!r}, {self.message!r})"
@@ -163,18 +143,15 @@ class ToolCallError(_Error):
         name: str | None = None,
     ) -> None:
         super().__init__(message)
-        self._set(index=index, call_id=call_id, name=name)
+        self.__dict__.update(index=index, call_id=call_id, name=name)
 
     def with_call(self, *, index: int | None, call_id: str | None, name: str | None) -> Self:
         """A new error like this one (same class, code, message and every other field) that
         names its call: ``index``, ``call_id`` and ``name``. The error itself never changes."""
-        args, kwargs = self._arguments()
-        kwargs.update(index=index, call_id=call_id, name=name)
-        error = type(self)(*args, **kwargs)
-        notes = self._notes()
-        if notes is not None:
-            error._set(**notes)
-        return error
+        fields = {**vars(self), "index": index, "call_id": call_id, "name": name}
+        if "__notes__" in fields:  # add_note appends in place: the copy gets its own list
+            fields["__notes__"] = list(fields["__notes__"])
+        return _rebuild(type(self), self.args, fields)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code!r}, index={self.index!r}, {self.message!r})"
@@ -204,7 +181,7 @@ class _OffsetError(ToolCallError):
         name: str | None = None,
     ) -> None:
         super().__init__(message, index=index, call_id=call_id, name=name)
-        self._set(offset=offset, line=line, column=column, snippet=snippet)
+        self.__dict__.update(offset=offset, line=line, column=column, snippet=snippet)
 
 
 class MalformedArguments(_OffsetError):
@@ -242,7 +219,7 @@ class MalformedArguments(_OffsetError):
             call_id=call_id,
             name=name,
         )
-        self._set(expected=expected)
+        self.__dict__.update(expected=expected)
 
 
 class TrailingArguments(_OffsetError):
@@ -286,7 +263,7 @@ class LimitExceeded(ToolCallError):
         name: str | None = None,
     ) -> None:
         super().__init__(message, index=index, call_id=call_id, name=name)
-        self._set(limit=limit, value=value, offset=offset)
+        self.__dict__.update(limit=limit, value=value, offset=offset)
 
 
 class UnknownTool(ToolCallError):
@@ -310,7 +287,7 @@ class UnknownTool(ToolCallError):
         name: str | None = None,
     ) -> None:
         super().__init__(message, index=index, call_id=call_id, name=name)
-        self._set(declared=declared, closest=closest)
+        self.__dict__.update(declared=declared, closest=closest)
 
 
 class SchemaViolation(ToolCallError):
@@ -338,7 +315,7 @@ class SchemaViolation(ToolCallError):
         name: str | None = None,
     ) -> None:
         super().__init__(message, index=index, call_id=call_id, name=name)
-        self._set(path=path, keyword=keyword, offset=offset)
+        self.__dict__.update(path=path, keyword=keyword, offset=offset)
 
 
 class ConflictingId(ToolCallError):
@@ -357,7 +334,7 @@ class ConflictingId(ToolCallError):
         name: str | None = None,
     ) -> None:
         super().__init__(message, index=index, call_id=call_id, name=name)
-        self._set(received=received)
+        self.__dict__.update(received=received)
 
 
 class UnexpectedDelta(ToolCallError):
@@ -385,7 +362,7 @@ class ProviderQuirk(ToolCallError):
         name: str | None = None,
     ) -> None:
         super().__init__(message, index=index, call_id=call_id, name=name)
-        self._set(code=code)
+        self.__dict__.update(code=code)
 
 
 class StreamError(_Error):
@@ -402,7 +379,7 @@ class StreamDecodeError(StreamError):
 
     def __init__(self, message: str, *, offset: int | None = None) -> None:
         super().__init__(message)
-        self._set(offset=offset)
+        self.__dict__.update(offset=offset)
 
 
 class ProviderError(StreamError):
@@ -414,7 +391,7 @@ class ProviderError(StreamError):
 
     def __init__(self, message: str, *, kind: str | None = None, payload: object = None) -> None:
         super().__init__(message)
-        self._set(kind=kind, payload=payload)
+        self.__dict__.update(kind=kind, payload=payload)
 
 
 class UsageError(_Error):
