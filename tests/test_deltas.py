@@ -18,6 +18,7 @@ from toolstitch import (
     Event,
     InvalidDelta,
     ToolCallError,
+    UsageError,
 )
 
 # (index, id, type, name, arguments) of a small two-call stream with every field missing
@@ -202,7 +203,8 @@ def test_invalid_delta_raises_and_changes_nothing(bad: object) -> None:
         asm.feed(bad)
     error = info.value
     assert isinstance(error, TypeError)
-    assert isinstance(error, ToolCallError)
+    assert isinstance(error, UsageError)
+    assert isinstance(error, ToolCallError)  # deprecated base, kept for ``except ToolCallError``
     assert error.code == "invalid-delta"
     assert str(error)
     assert (asm.calls, asm.pending, asm.complete()) == before

@@ -40,7 +40,7 @@ def _error_classes() -> list[type[Exception]]:
         for name in toolstitch.__all__
         if isinstance(obj := getattr(toolstitch, name), type)
         and issubclass(obj, (toolstitch.ToolCallError, toolstitch.StreamError))
-        and obj not in (toolstitch.ToolCallError, toolstitch.StreamError)
+        and obj not in (toolstitch.ToolCallError, toolstitch.StreamError, toolstitch.UsageError)
     ]
 
 
@@ -52,6 +52,54 @@ def test_every_error_code_is_in_the_concepts_table(error: type[Exception]) -> No
         code = "quirk-…"  # the per-instance quirk codes are listed in docs/quirks.md
     row = re.search(rf"^\| `{error.__name__}` \| `{re.escape(code)}` \|", table, re.MULTILINE)
     assert row is not None, f"{error.__name__} ({code}) missing from docs/concepts.md"
+
+
+# A line of the drawn tree: the branch art, a class name, then its code in quotes (leaves).
+TREE_LINE = re.compile(
+    r'^(?P<art>[ │├└─]*)(?P<name>[A-Za-z]\w*)(?:\s+"(?P<code>[^"]+)")?(?P<rest>.*)$'
+)
+
+
+def _public_parent(cls: type) -> type:
+    """The nearest base that is not private (``_OffsetError`` is an implementation detail)."""
+    return next(base for base in cls.__mro__[1:] if not base.__name__.startswith("_"))
+
+
+def test_the_drawn_exception_tree_is_the_class_tree() -> None:
+    script = _load_script("make_api_doc.py")
+    tree: str = script.error_tree()  # type: ignore[attr-defined]
+    exported = {
+        obj
+        for name in toolstitch.__all__
+        if isinstance(obj := getattr(toolstitch, name), type) and issubclass(obj, BaseException)
+    }
+    drawn: list[type] = []
+    stack: list[tuple[int, type]] = []  # (column of the name, class) of the open branches
+    for line in tree.splitlines():
+        match = TREE_LINE.match(line)
+        assert match is not None, line
+        column, name = len(match["art"]), match["name"]
+        cls = Exception if name == "Exception" else getattr(toolstitch, name)
+        assert (cls is Exception) == (not drawn and not stack), f"{name}: the root is Exception"
+        while stack and stack[-1][0] >= column:
+            stack.pop()
+        if stack:
+            parent = stack[-1][1]
+            assert _public_parent(cls) is parent, f"{cls.__name__} is drawn under {parent}"
+            drawn.append(cls)
+            # Every other base is named on the line (InvalidDelta: TypeError, ToolCallError).
+            for base in cls.__bases__:
+                if base is not parent and not base.__name__.startswith("_"):
+                    assert base.__name__ in match["rest"], f"{cls.__name__}: {base.__name__}"
+            if not any(other is not cls and issubclass(other, cls) for other in exported):
+                # A leaf shows its code.
+                code = getattr(cls, "code")  # noqa: B009  (mypy: not every class has it)
+                assert match["code"] == ("quirk-…" if cls is toolstitch.ProviderQuirk else code)
+        stack.append((column, cls))
+    assert len(drawn) == len(set(drawn))
+    assert set(drawn) == exported
+    page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    assert f"```\n{tree}\n```" in page
 
 
 def test_ci_runs_exactly_the_readme_test_command() -> None:

@@ -11,10 +11,12 @@ import dataclasses
 import enum
 import inspect
 import sys
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
 import toolstitch
+from toolstitch.vocab import errors
 
 PAGE = Path(__file__).resolve().parents[1] / "api.md"
 
@@ -24,6 +26,23 @@ Everything below is imported from `toolstitch`. This page is generated from the 
 signatures and docstrings by `python docs/_scripts/make_api_doc.py`; see
 [concepts.md](concepts.md) for how the pieces fit together.
 """
+
+
+ERRORS = """## The exception tree
+
+Every exception toolstitch exports, as drawn in `toolstitch/vocab/errors.py` (tests/test_docs.py
+checks the drawing against the classes themselves):
+
+```
+{tree}
+```
+"""
+
+
+def error_tree() -> str:
+    """The exception tree drawn in the docstring of ``toolstitch.vocab.errors``."""
+    doc = _doc(errors)
+    return textwrap.dedent(doc.split("The tree::", 1)[1].split("\n\n", 2)[1])
 
 
 def _doc(obj: object) -> str:
@@ -91,7 +110,7 @@ def _describe(value: object) -> str:
 
 
 def render() -> str:
-    lines = [HEADER]
+    lines = [HEADER, ERRORS.format(tree=error_tree())]
     for name in sorted(toolstitch.__all__, key=str.lower):
         if name == "__version__":
             continue

@@ -41,6 +41,7 @@ from toolstitch.vocab.errors import (
     TruncatedArguments,
     UnexpectedDelta,
     UnknownTool,
+    UsageError,
 )
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
@@ -103,6 +104,7 @@ __all__ = [
     "UnexpectedDelta",
     "UnknownTool",
     "Usage",
+    "UsageError",
     "__version__",
     "astitch",
     "stitch",

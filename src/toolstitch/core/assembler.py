@@ -758,9 +758,7 @@ class Assembler:
         return candidate
 
     def _discard(self, call: _Call, error: ToolCallError, events: list[Event]) -> None:
-        error.index = call.index
-        error.call_id = call.id
-        error.name = call.name or None
+        error = error.with_call(index=call.index, call_id=call.id, name=call.name or None)
         call.error = error
         call.tokenizer.close()
         call.move("discard")

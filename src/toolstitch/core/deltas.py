@@ -90,44 +90,40 @@ DeltaFields = tuple[int | None, str | None, str | None, str | None, str | None]
 def delta_fields(obj: object) -> DeltaFields:
     """``(index, id, type, name, arguments)`` of what the caller fed, checked.
 
-    The assembler's hot path: a plain dict in the OpenAI wire shape costs a few lookups.
-    Raises ``InvalidDelta`` for anything that is not a delta.
+    The assembler's hot path: a plain dict in the OpenAI wire shape, or a ``Delta``, costs a
+    few lookups and one type check per field. Everything else, and anything those checks
+    refuse, goes through ``coerce_delta``, which raises ``InvalidDelta`` for what is not a
+    delta.
     """
     if type(obj) is dict:
         function = obj.get("function")
-        if type(function) is dict:
-            fields = (
-                obj.get("index"),
-                obj.get("id"),
-                obj.get("type"),
-                function.get("name"),
-                function.get("arguments"),
-            )
-            index, call_id, kind, name, arguments = fields
-            if (
-                (index is None or (type(index) is int and index >= 0))
-                and (call_id is None or type(call_id) is str)
-                and (kind is None or type(kind) is str)
-                and (name is None or type(name) is str)
-                and (arguments is None or type(arguments) is str)
-            ):
-                return fields
-    elif type(obj) is Delta:
-        index, call_id, kind, name, arguments = (
-            obj.index,
-            obj.id,
-            obj.type,
-            obj.name,
-            obj.arguments,
+        if type(function) is not dict:
+            return _coerced_fields(obj)
+        fields = (
+            obj.get("index"),
+            obj.get("id"),
+            obj.get("type"),
+            function.get("name"),
+            function.get("arguments"),
         )
-        if (
-            (index is None or (type(index) is int and index >= 0))
-            and (call_id is None or type(call_id) is str)
-            and (kind is None or type(kind) is str)
-            and (name is None or type(name) is str)
-            and (arguments is None or type(arguments) is str)
-        ):
-            return index, call_id, kind, name, arguments
+    elif type(obj) is Delta:
+        fields = (obj.index, obj.id, obj.type, obj.name, obj.arguments)
+    else:
+        return _coerced_fields(obj)
+    index, call_id, kind, name, arguments = fields
+    if (
+        (index is None or (type(index) is int and index >= 0))
+        and (call_id is None or type(call_id) is str)
+        and (kind is None or type(kind) is str)
+        and (name is None or type(name) is str)
+        and (arguments is None or type(arguments) is str)
+    ):
+        return fields
+    return _coerced_fields(obj)
+
+
+def _coerced_fields(obj: object) -> DeltaFields:
+    """The slow path of ``delta_fields``: every accepted shape, int subclasses, the errors."""
     delta = coerce_delta(obj)
     return delta.index, delta.id, delta.type, delta.name, delta.arguments
 

@@ -13,22 +13,38 @@ The tree::
      │    ├── TrailingArguments         "trailing-arguments"   (a warning: the call stands)
      │    ├── ConflictingId             "conflicting-id"       (a warning: the first id stands)
      │    ├── UnexpectedDelta           "unexpected-delta"     (a warning: the delta was ignored)
-     │    ├── ProviderQuirk             "quirk-…"              (a warning: a quirk was normalised)
-     │    └── InvalidDelta              "invalid-delta"        (raised: the caller's fault)
-     └── StreamError                   a problem with the stream as a whole
-          ├── StreamDecodeError         "stream-decode-error"  (bytes that are not the format)
-          └── ProviderError             "provider-error"       (an error event sent in the stream)
+     │    └── ProviderQuirk             "quirk-…"              (a warning: a quirk was normalised)
+     ├── StreamError                   a problem with the stream as a whole
+     │    ├── StreamDecodeError         "stream-decode-error"  (bytes that are not the format)
+     │    └── ProviderError             "provider-error"       (an error event sent in the stream)
+     └── UsageError                    toolstitch used wrongly (the caller's fault): raised
+          └── InvalidDelta              "invalid-delta"  (also TypeError; ToolCallError until 1.0)
 
 Call errors are *values*: the assembler puts them on ``CallDiscarded`` / ``CallWarning``
-events and never raises them, except ``InvalidDelta``, which ``Assembler.feed`` raises for
-input that is not a delta at all (a programming error of the caller, not of the model).
+events and never raises them. Stream errors ride on ``StreamFailed`` events, except that the
+stream layer raises ``StreamDecodeError`` for bytes in no known format. A ``UsageError`` is
+always raised: ``InvalidDelta``, which ``Assembler.feed`` raises for input that is not a delta
+at all (a programming error of the caller, not of the model), and which is a ``TypeError`` too.
+
+``InvalidDelta`` used to sit under ``ToolCallError``. It still derives from it, so that
+``except ToolCallError:`` written around ``feed`` keeps catching it; that base is deprecated
+and goes in 1.0: catch ``InvalidDelta``, ``UsageError`` or ``TypeError`` instead. (No alias
+or warning can carry this: ``except`` looks only at the class's bases.)
+
 Every error carries what a caller needs to act on it, and ``str(error)`` is a message a
-model can act on too.
+model can act on too. Errors are immutable: their fields are set by ``__init__`` and then
+only read, because the events that carry them are frozen values (assigning raises
+``AttributeError``; Python's own ``__traceback__``, ``__cause__``, ``__context__`` and
+``add_note`` still work). ``ToolCallError.with_call`` gives a copy that names its call.
+They pickle and copy with every field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing.Self from Python 3.11 on
 
 __all__ = [
     "ConflictingId",
@@ -46,13 +62,77 @@ __all__ = [
     "TruncatedArguments",
     "UnexpectedDelta",
     "UnknownTool",
+    "UsageError",
 ]
 
+# What Python itself (raise, ``raise … from``, ``add_note``, contextlib, traceback clearing)
+# sets on an exception after it was built: never a field of ours, so always allowed.
+_PYTHON_SETS = frozenset(
+    {"__traceback__", "__cause__", "__context__", "__suppress_context__", "__notes__"}
+)
 
-class ToolCallError(Exception):
+_E = TypeVar("_E", bound="_Error")
+
+
+def _rebuild(cls: type[_E], args: tuple[Any, ...], fields: dict[str, Any]) -> _E:
+    """An error of class ``cls`` with these ``args`` and fields, built without ``__init__``.
+
+    How errors unpickle and copy, and how ``with_call`` builds its copy: the fields are
+    values an ``__init__`` already took, and ``__setattr__`` would refuse them.
+    """
+    error = cls.__new__(cls, *args)  # BaseException.__new__ sets ``args``
+    error.__dict__.update(fields)
+    return error
+
+
+class _Error(Exception):
+    """What every error here shares: a ``code``, a ``message``, and fields that never change.
+
+    ``__init__`` writes the fields straight into the instance dict; after it, ``__setattr__``
+    and ``__delattr__`` refuse everything but what Python itself sets on exceptions.
+    """
+
+    code: str
+    message: str
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.__dict__["message"] = message
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name not in _PYTHON_SETS:
+            raise AttributeError(f"{type(self).__name__} is immutable: cannot set {name!r}")
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name not in _PYTHON_SETS:
+            raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name!r}")
+        super().__delattr__(name)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # BaseException's own would call the class with ``args`` alone (the message), which
+        # the required keyword-only fields refuse, and then set the fields, which we refuse.
+        return _rebuild, (type(self), self.args, dict(vars(self)))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code!r}, {self.message!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return vars(self) == vars(other)
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.message))
+
+
+class ToolCallError(_Error):
     """A problem with one tool call. ``code`` is stable; the message is for people."""
 
-    code: str = "tool-call-error"
+    code = "tool-call-error"
+    index: int | None
+    call_id: str | None
+    name: str | None
 
     def __init__(
         self,
@@ -63,18 +143,18 @@ class ToolCallError(Exception):
         name: str | None = None,
     ) -> None:
         super().__init__(message)
-        self.message = message
-        self.index = index
-        self.call_id = call_id
-        self.name = name
+        self.__dict__.update(index=index, call_id=call_id, name=name)
+
+    def with_call(self, *, index: int | None, call_id: str | None, name: str | None) -> Self:
+        """A new error like this one (same class, code, message and every other field) that
+        names its call: ``index``, ``call_id`` and ``name``. The error itself never changes."""
+        fields = {**vars(self), "index": index, "call_id": call_id, "name": name}
+        if "__notes__" in fields:  # add_note appends in place: the copy gets its own list
+            fields["__notes__"] = list(fields["__notes__"])
+        return _rebuild(type(self), self.args, fields)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code!r}, index={self.index!r}, {self.message!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return vars(self) == vars(other)
 
     def __hash__(self) -> int:
         return hash((type(self), self.message, self.index))
@@ -82,6 +162,11 @@ class ToolCallError(Exception):
 
 class _OffsetError(ToolCallError):
     """An error located in the arguments text."""
+
+    offset: int
+    line: int
+    column: int
+    snippet: str
 
     def __init__(
         self,
@@ -96,10 +181,7 @@ class _OffsetError(ToolCallError):
         name: str | None = None,
     ) -> None:
         super().__init__(message, index=index, call_id=call_id, name=name)
-        self.offset = offset
-        self.line = line
-        self.column = column
-        self.snippet = snippet
+        self.__dict__.update(offset=offset, line=line, column=column, snippet=snippet)
 
 
 class MalformedArguments(_OffsetError):
@@ -112,6 +194,7 @@ class MalformedArguments(_OffsetError):
     """
 
     code = "malformed-arguments"
+    expected: str
 
     def __init__(
         self,
@@ -136,7 +219,7 @@ class MalformedArguments(_OffsetError):
             call_id=call_id,
             name=name,
         )
-        self.expected = expected
+        self.__dict__.update(expected=expected)
 
 
 class TrailingArguments(_OffsetError):
@@ -158,9 +241,15 @@ class MissingName(ToolCallError):
 
 
 class LimitExceeded(ToolCallError):
-    """A call went past one of the assembler's ``Limits``; ``limit`` names the field."""
+    """A call went past one of the assembler's ``Limits``; ``limit`` names the field.
+
+    ``offset`` is where in the arguments text the limit was passed, when that is meaningful.
+    """
 
     code = "limit-exceeded"
+    limit: str
+    value: int
+    offset: int | None
 
     def __init__(
         self,
@@ -174,10 +263,7 @@ class LimitExceeded(ToolCallError):
         name: str | None = None,
     ) -> None:
         super().__init__(message, index=index, call_id=call_id, name=name)
-        self.limit = limit
-        self.value = value
-        #: Where in the arguments text the limit was passed, when that is meaningful.
-        self.offset = offset
+        self.__dict__.update(limit=limit, value=value, offset=offset)
 
 
 class UnknownTool(ToolCallError):
@@ -187,6 +273,8 @@ class UnknownTool(ToolCallError):
     """
 
     code = "unknown-tool"
+    declared: tuple[str, ...]
+    closest: str | None
 
     def __init__(
         self,
@@ -199,8 +287,7 @@ class UnknownTool(ToolCallError):
         name: str | None = None,
     ) -> None:
         super().__init__(message, index=index, call_id=call_id, name=name)
-        self.declared = declared
-        self.closest = closest
+        self.__dict__.update(declared=declared, closest=closest)
 
 
 class SchemaViolation(ToolCallError):
@@ -212,6 +299,9 @@ class SchemaViolation(ToolCallError):
     """
 
     code = "schema-violation"
+    path: str
+    keyword: str
+    offset: int | None
 
     def __init__(
         self,
@@ -225,15 +315,14 @@ class SchemaViolation(ToolCallError):
         name: str | None = None,
     ) -> None:
         super().__init__(message, index=index, call_id=call_id, name=name)
-        self.path = path
-        self.keyword = keyword
-        self.offset = offset
+        self.__dict__.update(path=path, keyword=keyword, offset=offset)
 
 
 class ConflictingId(ToolCallError):
     """A later delta named a different id for a call that already had one. A warning."""
 
     code = "conflicting-id"
+    received: str
 
     def __init__(
         self,
@@ -245,7 +334,7 @@ class ConflictingId(ToolCallError):
         name: str | None = None,
     ) -> None:
         super().__init__(message, index=index, call_id=call_id, name=name)
-        self.received = received
+        self.__dict__.update(received=received)
 
 
 class UnexpectedDelta(ToolCallError):
@@ -273,62 +362,54 @@ class ProviderQuirk(ToolCallError):
         name: str | None = None,
     ) -> None:
         super().__init__(message, index=index, call_id=call_id, name=name)
-        self.code = code
+        self.__dict__.update(code=code)
 
 
-class InvalidDelta(ToolCallError, TypeError):
-    """Raised by ``Assembler.feed`` for input that is not a tool-call delta at all.
-
-    The caller's fault, not the model's; the assembler's state is exactly as before.
-    """
-
-    code = "invalid-delta"
-
-
-class StreamError(Exception):
+class StreamError(_Error):
     """A problem with the stream as a whole rather than with one call."""
 
-    code: str = "stream-error"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(code={self.code!r}, {self.message!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return vars(self) == vars(other)
-
-    def __hash__(self) -> int:
-        return hash((type(self), self.message))
+    code = "stream-error"
 
 
 class StreamDecodeError(StreamError):
     """The bytes are not the expected stream format (or pass a decoder's size limit)."""
 
     code = "stream-decode-error"
+    offset: int | None
 
     def __init__(self, message: str, *, offset: int | None = None) -> None:
         super().__init__(message)
-        self.offset = offset
+        self.__dict__.update(offset=offset)
 
 
 class ProviderError(StreamError):
     """The provider sent an error inside the stream (e.g. Anthropic ``event: error``)."""
 
     code = "provider-error"
+    kind: str | None
+    payload: object
 
     def __init__(self, message: str, *, kind: str | None = None, payload: object = None) -> None:
         super().__init__(message)
-        self.kind = kind
-        self.payload = payload
+        self.__dict__.update(kind=kind, payload=payload)
 
 
-def _join_choices(choices: Sequence[str]) -> str:
-    """``["a", "b", "c"]`` → ``"a, b or c"``."""
-    if len(choices) <= 1:
-        return "".join(choices)
-    return ", ".join(choices[:-1]) + " or " + choices[-1]
+class UsageError(_Error):
+    """toolstitch was used wrongly: the caller's fault, neither the model's nor the provider's.
+
+    Raised (never put on an event), before anything changed. Catch it to tell a bug in your
+    own code from bad model output, which arrives as events instead.
+    """
+
+    code = "usage-error"
+
+
+class InvalidDelta(UsageError, ToolCallError, TypeError):
+    """Raised by ``Assembler.feed`` for input that is not a tool-call delta at all.
+
+    The caller's fault, not the model's; the assembler's state is exactly as before. A
+    ``TypeError`` too. Also, deprecated, a ``ToolCallError`` (its old place in the tree), so
+    that ``except ToolCallError:`` around ``feed`` keeps working; that base goes in 1.0.
+    """
+
+    code = "invalid-delta"
