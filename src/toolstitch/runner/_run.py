@@ -37,7 +37,16 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+    Sequence,
+)
+from contextlib import aclosing
 from typing import Any, Final
 
 from toolstitch.messages import (
@@ -50,7 +59,7 @@ from toolstitch.messages import (
     tool_error,
 )
 from toolstitch.stitch.recovery import UNKNOWN_TOOL_NAME, tool_error_reply
-from toolstitch.stitch.stitcher import Stitcher
+from toolstitch.stitch.stitcher import Stitcher, StitchResult
 from toolstitch.vocab.call_events import (
     CallDiscarded,
     CallReady,
@@ -233,6 +242,7 @@ class _Round:
         self.refused: tuple[ToolCall, ...] = ()
         self.calls: tuple[ToolCall, ...] = ()
         self.turn: ToolTurn | None = None
+        self.outcome: str | None = None  # as the round task decided (see _Done)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -438,7 +448,21 @@ class _Round:
         if self.synthesis or not self.order:
             return "answer"
         self.calls = tuple(slot.call for slot in self.order if slot.call is not None)
-        # Ask about every call that could run (early ones were asked at their CallReady).
+        refused = await self._ask_all()
+        if refused:
+            self.refused = tuple(refused)
+            for slot in self.order:
+                self.drop(slot, "the batch was refused")
+            self.emit(BatchRefused(round=self.number, calls=self.calls, refused=self.refused))
+            return "refused"
+        self._answer_errors()
+        await self._run_late()
+        self.turn = self._commit()
+        return "tools"
+
+    async def _ask_all(self) -> list[ToolCall]:
+        """Ask about every call that could run (early ones were asked at their CallReady);
+        return the refused ones. Every call is asked, even after a refusal."""
         refused: list[ToolCall] = []
         for slot in self.order:
             if not self._runnable(slot):
@@ -448,12 +472,10 @@ class _Round:
                 await slot.asked.wait()
             if not await self.ask(slot):
                 refused.append(slot.call)
-        if refused:
-            self.refused = tuple(refused)
-            for slot in self.order:
-                self.drop(slot, "the batch was refused")
-            self.emit(BatchRefused(round=self.number, calls=self.calls, refused=self.refused))
-            return "refused"
+        return refused
+
+    def _answer_errors(self) -> None:
+        """Give each call that cannot run its error result, in call order."""
         for slot in self.order:
             error = self._error_result(slot)
             if error is not None:
@@ -467,6 +489,9 @@ class _Round:
                         code=slot.code,
                     )
                 )
+
+    async def _run_late(self) -> None:
+        """Run the approved calls that did not start early; wait for every tool."""
         for slot in self.order:
             if self._runnable(slot) and not slot.early:
                 task = asyncio.create_task(self.execute(slot, early=False))
@@ -474,8 +499,6 @@ class _Round:
                 self.tasks.append(task)
         if self.tasks:
             await asyncio.gather(*self.tasks)
-        self.turn = self._commit()
-        return "tools"
 
     def _runnable(self, slot: _Slot) -> bool:
         return (
@@ -535,6 +558,33 @@ class _Round:
             reasoning=summary.reasoning,
             input_tokens=tokens_in,
             output_tokens=tokens_out,
+        )
+
+
+def _refused(result: RunResult, play: _Round, summary: StitchResult) -> None:
+    """A refused batch ends the run: keep its calls and its uncommitted assistant message."""
+    result.unresolved = play.calls
+    result.refused = play.refused
+    result.pending = AssistantMessage(
+        text=summary.text,
+        tool_calls=tuple(
+            FunctionCall(id=c.id, name=c.name, arguments=c.parsed_arguments) for c in play.calls
+        ),
+        reasoning=(Reasoning(text=summary.reasoning),) if summary.reasoning else (),
+    )
+    result.stop_reason = "refused"
+    result.done = True
+
+
+def _answered(result: RunResult, summary: StitchResult) -> None:
+    """The final answer: its text, and its assistant message in the history."""
+    result.final_text = summary.text
+    if summary.text or summary.reasoning:
+        result.messages.append(
+            AssistantMessage(
+                text=summary.text,
+                reasoning=(Reasoning(text=summary.reasoning),) if summary.reasoning else (),
+            )
         )
 
 
@@ -738,7 +788,7 @@ class ToolRunner:
         semaphore = asyncio.Semaphore(self.concurrency)
         number = 0
         try:
-            while True:
+            while not result.done:
                 number += 1
                 synthesis = number > self.max_rounds
                 yield RoundStarted(round=number, synthesis=synthesis)
@@ -751,86 +801,80 @@ class ToolRunner:
                         return
                 play = _Round(self, number, synthesis, iterator, first, should_execute, semaphore)
                 iterator = first = None
-                task = asyncio.create_task(play.play())
-                try:
-                    while True:
-                        item = await play.queue.get()
-                        if isinstance(item, _Done):
-                            break
-                        yield item
-                finally:
-                    if not task.done():
-                        task.cancel()
-                    await asyncio.gather(task, return_exceptions=True)
-                if item.outcome == "raised":
-                    assert item.error is not None
-                    raise item.error
-                summary = play.stitcher.result
-                tokens_in, tokens_out = tokens(summary.usage)
-                ended = RoundEnded(
-                    round=number,
-                    finish_reason=summary.finish_reason,
-                    input_tokens=tokens_in,
-                    output_tokens=tokens_out,
-                    usage=summary.usage,
-                )
-                if item.outcome == "failed":
-                    assert play.failure is not None
-                    result.rounds.append(ended)
-                    yield ended
-                    async for event in self._fail(result, number, play.failure):
+                # aclosing: leaving early closes the round (its task cancelled) right away.
+                async with aclosing(self._forward(play)) as events:
+                    async for event in events:
                         yield event
-                    return
-                if item.outcome == "refused":
-                    result.rounds.append(ended)
-                    yield ended
-                    result.unresolved = play.calls
-                    result.refused = play.refused
-                    result.pending = AssistantMessage(
-                        text=summary.text,
-                        tool_calls=tuple(
-                            FunctionCall(id=c.id, name=c.name, arguments=c.parsed_arguments)
-                            for c in play.calls
-                        ),
-                        reasoning=(Reasoning(text=summary.reasoning),) if summary.reasoning else (),
-                    )
-                    result.stop_reason = "refused"
-                    result.done = True
-                    yield RunFinished(round=number, stop_reason="refused", final_text="")
-                    return
-                if item.outcome == "answer":
-                    result.final_text = summary.text
-                    if summary.text or summary.reasoning:
-                        history.append(
-                            AssistantMessage(
-                                text=summary.text,
-                                reasoning=(Reasoning(text=summary.reasoning),)
-                                if summary.reasoning
-                                else (),
-                            )
-                        )
-                    result.rounds.append(ended)
-                    yield ended
-                    result.stop_reason = "max_rounds" if synthesis else "completed"
-                    result.done = True
-                    yield RunFinished(
-                        round=number, stop_reason=result.stop_reason, final_text=summary.text
-                    )
-                    return
-                turn = play.turn
-                assert turn is not None
-                history.extend(turn.messages())
-                result.tool_turns.append(turn)
-                result.rounds.append(ended)
-                yield ended
-                if on_tool_turns is not None:
-                    await _maybe_await(on_tool_turns(list(result.tool_turns)))
+                async with aclosing(self._conclude(result, play, on_tool_turns)) as events:
+                    async for event in events:
+                        yield event
         finally:
             if iterator is not None:
                 aclose = getattr(iterator, "aclose", None)
                 if aclose is not None:
                     await aclose()
             result.done = True
+
+    async def _forward(self, play: _Round) -> AsyncGenerator[Event, None]:
+        """Play the round as its own task and forward its events; raise what it raised."""
+        task = asyncio.create_task(play.play())
+        try:
+            while True:
+                item = await play.queue.get()
+                if isinstance(item, _Done):
+                    break
+                yield item
+        finally:
+            if not task.done():
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        if item.outcome == "raised":
+            assert item.error is not None
+            raise item.error
+        play.outcome = item.outcome
+
+    async def _conclude(
+        self, result: RunResult, play: _Round, on_tool_turns: OnToolTurns | None
+    ) -> AsyncGenerator[Event, None]:
+        """The end of a round: its ``RoundEnded``, and what its outcome means for the run
+        (``result.done`` once the run is over)."""
+        number = play.number
+        summary = play.stitcher.result
+        tokens_in, tokens_out = tokens(summary.usage)
+        ended = RoundEnded(
+            round=number,
+            finish_reason=summary.finish_reason,
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
+            usage=summary.usage,
+        )
+        if play.outcome == "failed":
+            assert play.failure is not None
+            result.rounds.append(ended)
+            yield ended
+            async for event in self._fail(result, number, play.failure):
+                yield event
+        elif play.outcome == "refused":
+            result.rounds.append(ended)
+            yield ended
+            _refused(result, play, summary)
+            yield RunFinished(round=number, stop_reason="refused", final_text="")
+        elif play.outcome == "answer":
+            _answered(result, summary)
+            result.rounds.append(ended)
+            yield ended
+            result.stop_reason = "max_rounds" if play.synthesis else "completed"
+            result.done = True
+            yield RunFinished(round=number, stop_reason=result.stop_reason, final_text=summary.text)
+        else:
+            turn = play.turn
+            assert turn is not None
+            result.messages.extend(turn.messages())
+            result.tool_turns.append(turn)
+            result.rounds.append(ended)
+            yield ended
+            if on_tool_turns is not None:
+                await _maybe_await(on_tool_turns(list(result.tool_turns)))
 
     async def _fail(
         self, result: RunResult, number: int, error: BaseException
