@@ -906,7 +906,7 @@ def test_core_options_reach_the_core() -> None:
                 watch_strings={"lookup": ["/q"]},
                 partial_arguments=False,
             )
-            assert runner.stitch_options["partial_arguments"] is False
+            assert runner._stitch_options["partial_arguments"] is False
             result = await runner.run(["go"])
             return await consume(result), result
 

@@ -7,7 +7,7 @@ task) that pumps the model's stream through a ``Stitcher`` and puts every event 
 ``RunResult.stream`` is an async generator that forwards that queue, so events of the
 stream and of the tools arrive in the order they happened.
 
-Each round's ``Stitcher`` knows the tools (``ToolRunner.stitch_options``), so the core
+Each round's ``Stitcher`` knows the tools (``ToolRunner._stitch_options``), so the core
 refuses a call to an unknown tool at its name and one that breaks its tool's JSON Schema at
 the fragment that made it certain (``CallDiscarded``); the runner answers those with error
 results, like every other discarded call. While the stream plays, a ``CallReady`` for a
@@ -234,7 +234,9 @@ class _Round:
         self.first = first
         self.should_execute = should_execute
         self.queue: asyncio.Queue[Event | _Done] = asyncio.Queue()
-        self.stitcher = Stitcher(getattr(runner.model, "provider", "auto"), **runner.stitch_options)
+        self.stitcher = Stitcher(
+            getattr(runner.model, "provider", "auto"), **runner._stitch_options
+        )
         self.slots: dict[int, _Slot] = {}
         self.order: list[_Slot] = []
         self.tasks: list[asyncio.Task[None]] = []
@@ -722,7 +724,7 @@ class ToolRunner:
         self.tool_timeout = tool_timeout
         self.synthesis_prompt = synthesis_prompt
         #: The ``Stitcher`` keywords of every round: what the core checks.
-        self.stitch_options: dict[str, Any] = {
+        self._stitch_options: dict[str, Any] = {
             "limits": limits,
             "tools": {
                 tool.name: _declared_schema(tool, on_schema_violation)
@@ -732,7 +734,7 @@ class ToolRunner:
             "watch_strings": watch_strings,
             "partial_arguments": partial_arguments,
         }
-        Stitcher(**self.stitch_options)  # refuse bad options here, not in the first round
+        Stitcher(**self._stitch_options)  # refuse bad options here, not in the first round
 
     async def run(
         self,
