@@ -27,6 +27,7 @@ from toolstitch import (
     CallReady,
     CallStarted,
     CallWarning,
+    Delta,
     Event,
     ProviderQuirk,
     SchemaViolation,
@@ -35,6 +36,8 @@ from toolstitch import (
     astitch,
     stitch,
 )
+from toolstitch.testing import AnthropicScript
+from toolstitch.testing._scripts import cut
 
 #: A fixture with two client calls, per provider.
 TWO_CALLS = {
@@ -359,3 +362,46 @@ def test_stitch_gives_the_core_events_of_a_bare_assembler(
     snapshots = {s.index: s for s in run.stitcher.calls}
     for snapshot in assembler.calls:
         assert snapshots[snapshot.index].partial_arguments == snapshot.partial_arguments
+
+
+@st.composite
+def anthropic_streams(draw: st.DrawFn) -> tuple[list[tuple[str, int, Any]], bytes]:
+    """``tool_use`` blocks as Anthropic streams them, after a text block, and the SSE body;
+    with the same moves for a bare Assembler: ``("start", block, (id, name))``,
+    ``("arguments", block, fragment)``, ``("end", block, None)``."""
+    script = AnthropicScript().text("Let me see.")
+    moves: list[tuple[str, int, Any]] = []
+    for n in range(draw(st.integers(1, 3))):
+        block = n + 1
+        name = draw(st.sampled_from(NAMES))
+        text = draw(st.sampled_from(ARGUMENTS))
+        pieces = draw(st.integers(1, 5))
+        script.call(f"toolu_{n}", name, text, pieces=pieces)
+        moves.append(("start", block, (f"toolu_{n}", name)))
+        # A block with no input at all is a call without parameters: the adapter sends "{}".
+        fragments = [piece for piece in cut(text, pieces) if piece] or ["{}"]
+        moves += [("arguments", block, piece) for piece in fragments]
+        moves.append(("end", block, None))
+    steps = script.finish("tool_use").reply().steps
+    return moves, b"".join(step for step in steps if isinstance(step, bytes))
+
+
+@settings(max_examples=40, deadline=None)
+@given(anthropic_streams(), st.lists(st.integers(0, 3000), max_size=12))
+def test_stitch_gives_the_core_events_of_a_bare_assembler_for_anthropic(
+    stream: tuple[list[tuple[str, int, Any]], bytes], cuts: list[int]
+) -> None:
+    moves, body = stream
+    options: dict[str, Any] = {"tools": TOOLS, "watch_strings": {"get_weather": ["/city"]}}
+    assembler = Assembler(**options)
+    expected: list[Event] = []
+    for move, block, value in moves:
+        if move == "start":
+            expected += assembler.feed(Delta(index=block, id=value[0], name=value[1]))
+        elif move == "arguments":
+            expected += assembler.feed_arguments(block, value)
+        else:
+            expected += assembler.end(block)
+    expected += assembler.finish()
+    got = [e for e in stitch(split(body, cuts), **options) if isinstance(e, CORE)]
+    assert got == expected
