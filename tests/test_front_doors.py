@@ -36,8 +36,7 @@ from toolstitch import (
     astitch,
     stitch,
 )
-from toolstitch.testing import AnthropicScript
-from toolstitch.testing._scripts import cut
+from toolstitch.testing import AnthropicScript, cut
 
 #: A fixture with two client calls, per provider.
 TWO_CALLS = {
