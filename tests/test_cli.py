@@ -153,6 +153,131 @@ def test_replay_bad_usage(capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
 
 
+# -- --tools ----------------------------------------------------------------------------------
+
+CITY_INTEGER = {"type": "object", "properties": {"city": {"type": "integer"}}}
+#: The same declaration (get_weather, whose city must be an integer) in every accepted form.
+TOOL_FILES = {
+    "openai-chat": [
+        {"type": "function", "function": {"name": "get_weather", "parameters": CITY_INTEGER}}
+    ],
+    "openai-responses": [{"type": "function", "name": "get_weather", "parameters": CITY_INTEGER}],
+    "anthropic": [{"name": "get_weather", "input_schema": CITY_INTEGER}],
+    "gemini": [
+        {
+            "functionDeclarations": [
+                {
+                    "name": "get_weather",
+                    "parameters": {"type": "OBJECT", "properties": {"city": {"type": "INTEGER"}}},
+                }
+            ]
+        }
+    ],
+    "mapping": {"get_weather": CITY_INTEGER},
+}
+
+
+def tools_file(tmp_path: Path, tools: object) -> str:
+    file = tmp_path / "tools.json"
+    file.write_text(json.dumps(tools))
+    return str(file)
+
+
+@pytest.mark.parametrize("form", TOOL_FILES)
+def test_replay_with_tools_shows_the_discards(
+    form: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stream = str(path("openai-chat/parallel-calls"))
+    tools = tools_file(tmp_path, TOOL_FILES[form])
+    status, out, err = run(["replay", stream, "--tools", tools, "--json"], capsys)
+    assert (status, err) == (0, "")
+    report = json.loads(out)
+    assert list(report) == JSON_KEYS
+    assert report["calls"] == []
+    assert [(d["index"], d["code"], d["arguments"]) for d in report["discarded"]] == [
+        (0, "schema-violation", '{"city": "Pa'),  # at the fragment where the string starts
+        (1, "unknown-tool", ""),  # at its name, before any arguments
+    ]
+    assert report["discarded"][0]["message"] == (
+        "/city: a string is not of type 'integer' (offset 9)"
+    )
+    assert "Declared tools: 'get_weather'." in report["discarded"][1]["message"]
+    status, out, err = run(["replay", stream, "--tools", tools], capsys)
+    assert (status, err) == (0, "")
+    assert "0 calls ready" in out
+    assert (
+        "2 calls discarded\n"
+        "  [0] get_weather  id call_a1\n"
+        "      schema-violation: /city: a string is not of type 'integer' (offset 9)\n"
+        '      arguments: \'{"city": "Pa\'\n'
+        "      discarded at event 4 of 10 (byte 1,000 of 2,198)\n"
+        "  [1] get_time  id call_b2\n"
+        "      unknown-tool: the tool name 'get_time' (so far) matches no declared tool; "
+    ) in out
+
+
+def test_replay_with_tools_warn_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stream = str(path("openai-chat/parallel-calls"))
+    tools = tools_file(tmp_path, {"get_weather": CITY_INTEGER, "get_time": {}})
+    argv = ["replay", stream, "--tools", tools, "--on-schema-violation", "warn"]
+    status, out, err = run([*argv, "--json"], capsys)
+    assert (status, err) == (0, "")
+    report = json.loads(out)
+    assert [c["name"] for c in report["calls"]] == ["get_weather", "get_time"]
+    assert report["discarded"] == []
+    assert report["warnings"] == [
+        {
+            "index": 0,
+            "code": "schema-violation",
+            "message": "/city: a string is not of type 'integer' (offset 9)",
+        }
+    ]
+    status, out, _ = run(argv, capsys)
+    assert status == 0
+    assert "2 calls ready" in out
+    assert (
+        "\n1 warning\n  [0] schema-violation: /city: a string is not of type 'integer' (offset 9)\n"
+    ) in out
+
+
+def test_replay_policy_without_tools_changes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    stream = str(path("openai-chat/malformed-arguments"))
+    for extra in ([], ["--json"]):
+        _, plain, _ = run(["replay", stream, *extra], capsys)
+        _, warned, _ = run(["replay", stream, "--on-schema-violation", "warn", *extra], capsys)
+        assert warned == plain
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (None, "cannot read "),
+        (b"[{'name': 'x'}]", "is not JSON: "),
+        (b"\xff\xfe\x00", "is not JSON: "),
+        (b"null", "is not a tool list: "),
+        (b"5", "is not a tool list: "),
+        (b'"get_weather"', "is not a tool list: "),
+        (b'{"type": "function", "function": {"name": "x"}}', "is not a tool list: "),
+        (b'[{"description": "no name"}]', "is not a tool list: "),
+        (b'{"x": {"type": "strin"}}', "is not a tool list: "),
+    ],
+)
+def test_replay_bad_tools_file(
+    content: bytes | None, reason: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "tools.json"
+    if content is not None:
+        file.write_bytes(content)
+    stream = str(path("openai-chat/parallel-calls"))
+    for extra in ([], ["--json"]):
+        status, out, err = run(["replay", stream, "--tools", str(file), *extra], capsys)
+        assert status == 2
+        assert out == ""
+        assert err.startswith("toolstitch: ")
+        assert reason in err
+        assert err.count("\n") == 1
+
+
 def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(["demo"], capsys)
     assert status == 0

@@ -12,7 +12,7 @@ import asyncio
 import json
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import anthropic
@@ -22,14 +22,18 @@ import pytest
 
 from toolstitch import (
     ArgumentsDelta,
+    ArgumentsValue,
     CallDiscarded,
     CallReady,
     CallStarted,
     CallWarning,
     Event,
     FinishReason,
+    Limits,
+    SchemaViolation,
     TextDelta,
     ToolCall,
+    UnknownTool,
 )
 from toolstitch.messages import SystemMessage, UserMessage
 from toolstitch.runner import (
@@ -689,3 +693,232 @@ def test_an_exception_from_should_execute_is_raised_from_the_stream() -> None:
 
     with pytest.raises(KeyError, match="policy store down"):
         arun(main())
+
+
+# -- the core checks the calls: unknown tools, schema violations, pydantic ----------------------
+
+
+ModelFactory = Callable[
+    [Sequence[Reply]], AbstractAsyncContextManager[tuple[Model, ScriptedServer]]
+]
+
+
+def _discarded_early_run(
+    script: Callable[[asyncio.Event], Reply], model: ModelFactory, **options: Any
+) -> tuple[list[Event], RunResult, ScriptedServer]:
+    """Run ``script(seen)`` (which holds its stream until ``seen`` is set), setting ``seen``
+    when the stream shows the second discard: so the discards came before the stream ended."""
+    seen = asyncio.Event()
+
+    async def main() -> tuple[list[Event], RunResult, ScriptedServer]:
+        second = OpenAIChatScript().text("Done.").finish().reply()
+        if model is anthropic_model:
+            second = AnthropicScript().text("Done.").finish().reply()
+        async with model([script(seen), second]) as (llm, server):
+            tools = [Tool("lookup", lambda q: f"found {q}", QUERY)]
+            result = await ToolRunner(llm, tools, **options).run(["go"])
+            events: list[Event] = []
+            async for event in result.stream:
+                events.append(event)
+                if sum(isinstance(e, CallDiscarded) for e in events) == 2:
+                    seen.set()
+            return events, result, server
+
+    out: tuple[list[Event], RunResult, ScriptedServer] = arun(main())
+    return out
+
+
+def _openai_bad_calls(seen: asyncio.Event) -> Reply:
+    return (
+        OpenAIChatScript()
+        .call("c1", "lookup", '{"q": "a"}')
+        .call("c2", "nosuch", "")
+        .call("c3", "lookup", '{"q": 7')
+        .hold(seen, label="until both discards were seen")
+        .arguments(1, '{"q": "a"}')  # ignored: the call is already discarded
+        .arguments(2, "}")
+        .finish("tool_calls")
+        .reply()
+    )
+
+
+def _anthropic_bad_calls(seen: asyncio.Event) -> Reply:
+    return (
+        AnthropicScript()
+        .call("c1", "lookup", '{"q": "a"}')
+        .call("c2", "nosuch", "")
+        .call("c3", "lookup", '{"q": 7', close=False)
+        .hold(seen, label="until both discards were seen")
+        .arguments("}")
+        .finish("tool_use")
+        .reply()
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "script"),
+    [(openai_model, _openai_bad_calls), (anthropic_model, _anthropic_bad_calls)],
+    ids=["openai", "anthropic"],
+)
+def test_unknown_tools_and_schema_violations_are_discarded_early_and_answered(
+    model: ModelFactory, script: Callable[[asyncio.Event], Reply]
+) -> None:
+    events, result, server = _discarded_early_run(script, model)
+    assert server.timeouts == []  # the discards were in the stream before it ended
+    discarded = {e.id: e for e in events if isinstance(e, CallDiscarded)}
+    assert isinstance(discarded["c2"].error, UnknownTool)
+    assert discarded["c2"].arguments == ""  # at its name, before any arguments
+    assert isinstance(discarded["c3"].error, SchemaViolation)
+    assert discarded["c3"].error.path == "/q"
+    assert discarded["c3"].arguments == '{"q": 7'  # at the fragment that made it certain
+    assert [e.call.id for e in events if isinstance(e, CallReady)] == ["c1"]
+    ready = [e for e in events if isinstance(e, ToolResultReady)]
+    assert [(r.result.call_id, r.executed, r.code) for r in ready] == [
+        ("c2", False, "unknown-tool"),
+        ("c3", False, "invalid-arguments"),
+        ("c1", True, None),
+    ]
+    good, unknown, invalid = result.tool_turns[0].results
+    assert good.content == "found a"
+    assert unknown.is_error
+    assert unknown.content == (
+        "Error [unknown-tool]: there is no tool named 'nosuch' (call id c2); nothing was run. "
+        "The tools you can call are: lookup."
+    )
+    assert invalid.is_error
+    assert invalid.content.startswith(
+        "Error [invalid-arguments]: the arguments of the call to tool 'lookup' (id c3) do not "
+        "match its parameters schema, so it was not run: /q: a number is not of type 'string'"
+    )
+    # The run went on: the results were sent, the discarded calls with {} as arguments.
+    assert result.final_text == "Done."
+    assert result.stop_reason == "completed"
+    calls = result.tool_turns[0].tool_calls
+    assert [(c.id, c.name, c.arguments) for c in calls] == [
+        ("c1", "lookup", {"q": "a"}),
+        ("c2", "nosuch", {}),
+        ("c3", "lookup", {}),
+    ]
+    assert len(server.requests) == 2
+    assert_history_json_valid(server)
+
+
+def test_warn_policy_completes_the_call_but_does_not_run_it() -> None:
+    events, result, _ = _discarded_early_run(
+        lambda seen: (
+            OpenAIChatScript()
+            .call("c1", "lookup", '{"q": "a"}')
+            .call("c2", "nosuch", "")
+            .call("c3", "lookup", '{"q": 7}')
+            .finish("tool_calls")
+            .reply()
+        ),
+        openai_model,
+        on_schema_violation="warn",
+    )
+    warnings = [e for e in events if isinstance(e, CallWarning)]
+    assert [(w.index, w.error.code) for w in warnings] == [(2, "schema-violation")]
+    assert [e.call.id for e in events if isinstance(e, CallReady)] == ["c1", "c3"]
+    assert [e.id for e in events if isinstance(e, CallDiscarded)] == ["c2"]
+    codes = {
+        e.result.call_id: (e.executed, e.code) for e in events if isinstance(e, ToolResultReady)
+    }
+    assert codes == {
+        "c1": (True, None),
+        "c2": (False, "unknown-tool"),
+        "c3": (False, "invalid-arguments"),
+    }
+    invalid = result.tool_turns[0].results[2]
+    assert "/q: 7 is not of type 'string'" in invalid.content
+    # Complete, so the history keeps the arguments the model sent.
+    assert result.tool_turns[0].tool_calls[2].arguments == {"q": 7}
+    assert result.final_text == "Done."
+
+
+class _Search(pydantic.BaseModel):
+    q: str
+    limit: int = 3
+
+    @pydantic.field_validator("q")
+    @classmethod
+    def _lower(cls, value: str) -> str:
+        if value != value.lower():
+            raise ValueError("must be lower case")
+        return value
+
+
+@pytest.mark.parametrize("policy", ["discard", "warn"])
+def test_pydantic_decides_what_runs_whatever_the_core_says(policy: str) -> None:
+    seen: list[_Search] = []
+
+    def search(query: _Search) -> str:
+        seen.append(query)
+        return f"{query.q} x{query.limit}"
+
+    first = (
+        OpenAIChatScript()
+        # The schema says integer; pydantic (lax) takes "2": pydantic decides, it runs.
+        .call("c1", "search", '{"q": "a", "limit": "2"}', pieces=3)
+        # The schema accepts any string; pydantic's validator refuses: it does not run.
+        .call("c2", "search", '{"q": "ABC"}')
+        .call("c3", "nosuch", "{}")  # an unknown name is still refused by the core
+        .finish("tool_calls")
+        .reply()
+    )
+    second = OpenAIChatScript().text("ok").finish().reply()
+
+    async def main() -> tuple[list[Event], RunResult]:
+        async with openai_model([first, second]) as (model, _):
+            tools = [Tool("search", search, _Search)]
+            result = await ToolRunner(model, tools, on_schema_violation=policy).run(["go"])
+            return await consume(result), result
+
+    events, result = arun(main())
+    assert seen == [_Search(q="a", limit=2)]
+    ran, refused, unknown = result.tool_turns[0].results
+    assert ran.content == "a x2"
+    assert refused.is_error
+    assert refused.content.startswith("Error [invalid-arguments]")
+    assert "q: Value error, must be lower case" in refused.content
+    assert unknown.content.startswith("Error [unknown-tool]")
+    assert [e.id for e in events if isinstance(e, CallDiscarded)] == ["c3"]
+    # The core checks the pydantic schema too, as warnings, only where it cannot overrule.
+    warnings = [(w.index, w.error.code) for w in events if isinstance(w, CallWarning)]
+    assert warnings == ([(0, "schema-violation")] if policy == "warn" else [])
+
+
+def test_core_options_reach_the_core() -> None:
+    first = (
+        OpenAIChatScript()
+        .call("c1", "lookup", '{"q": "paris"}', pieces=4)
+        .call("c2", "lookup", '{"q": "' + "x" * 60 + '"}')
+        .finish("tool_calls")
+        .reply()
+    )
+    second = OpenAIChatScript().text("ok").finish().reply()
+
+    async def main() -> tuple[list[Event], RunResult]:
+        async with openai_model([first, second]) as (model, _):
+            runner = ToolRunner(
+                model,
+                [Tool("lookup", lambda q: "r", QUERY)],
+                limits=Limits(max_argument_chars=40),
+                watch_strings={"lookup": ["/q"]},
+                partial_arguments=False,
+            )
+            assert runner._stitch_options["partial_arguments"] is False
+            result = await runner.run(["go"])
+            return await consume(result), result
+
+    events, result = arun(main())
+    grown = "".join(
+        e.value for e in events if isinstance(e, ArgumentsValue) and e.index == 0 and not e.done
+    )
+    assert grown == "paris"
+    [gone] = [e for e in events if isinstance(e, CallDiscarded)]
+    assert (gone.id, gone.error.code) == ("c2", "limit-exceeded")
+    assert [r.is_error for r in result.tool_turns[0].results] == [False, True]
+    with pytest.raises(ValueError, match="on_schema_violation"):
+        ToolRunner(object(), [], on_schema_violation="ignore")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        ToolRunner(object(), [], watch_strings={"lookup": "/q"})  # type: ignore[arg-type]

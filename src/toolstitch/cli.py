@@ -1,6 +1,7 @@
 """The ``toolstitch`` command: replay recorded streams, or watch the bundled demo.
 
-    toolstitch replay FILE [--provider auto|openai-chat|openai-responses|anthropic|gemini] [--json]
+    toolstitch replay FILE [--provider auto|openai-chat|openai-responses|anthropic|gemini]
+                           [--tools TOOLS.json] [--on-schema-violation discard|warn] [--json]
     toolstitch demo [EXAMPLE]
     toolstitch                      (the demo)
 
@@ -8,8 +9,12 @@
 people: each call with its arguments and where in the stream it became ready, compared to
 the stream's end; discarded calls with their errors and caret snippets; warnings; the
 stream's error; the text. ``--json`` prints exactly one JSON object (see ``report``).
+``--tools`` declares the tools the model was given, as ``Assembler(tools=...)`` takes them:
+calls to unknown tools and calls that break their schema then show as discarded (or, with
+``--on-schema-violation warn``, as warnings), like any other.
 Exit status: 0 when the stream was read (even if calls were discarded), 2 for an unreadable
-file or an unknown format, with a one-line message on stderr.
+file, a ``--tools`` file that is not a tool list, or an unknown format, with a one-line
+message on stderr.
 
 Only the standard library is used, and the output is deterministic.
 """
@@ -20,7 +25,7 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, TextIO
@@ -74,8 +79,8 @@ def _pieces(body: bytes) -> list[bytes]:
     return body.splitlines(keepends=True)
 
 
-def _replay(body: bytes, provider: str) -> _Replay:
-    stitcher = Stitcher(provider)
+def _replay(body: bytes, provider: str, options: Mapping[str, Any]) -> _Replay:
+    stitcher = Stitcher(provider, **options)
     timeline: list[tuple[_Where, Event]] = []
     try:
         for piece in _pieces(body):
@@ -98,6 +103,36 @@ def _read(path: str) -> bytes:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise _Failure(f"cannot read {path}: {reason}") from None
+
+
+def _tools(path: str) -> object:
+    """The tool declarations in the JSON file ``path``, as the ``Assembler`` reads them.
+
+    The declarations are checked here, before any stream is read, so that a file that is
+    not a tool list is a reason to exit like an unreadable input.
+    """
+    try:
+        tools = json.loads(_read(path))
+    except ValueError as exc:  # also a UnicodeDecodeError
+        raise _Failure(f"{path} is not JSON: {exc}") from None
+    try:
+        if tools is None:
+            raise TypeError("the file holds null")
+        Stitcher(tools=tools)
+    except (TypeError, ValueError) as exc:
+        reason = " ".join(str(exc).split())
+        raise _Failure(f"{path} is not a tool list: {reason}") from None
+    except ImportError as exc:  # the schema checks need the jsonschema extra
+        raise _Failure(str(exc)) from None
+    return tools
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``Stitcher`` keywords the command line asks for."""
+    options: dict[str, Any] = {"on_schema_violation": args.on_schema_violation}
+    if args.tools is not None:
+        options["tools"] = _tools(args.tools)
+    return options
 
 
 # -- JSON ------------------------------------------------------------------------------------
@@ -202,8 +237,8 @@ def _label(index: int | None, name: str | None, call_id: str | None) -> str:
     return f"[{where}] {name or '(no name)'}  id {call_id or '(none)'}"
 
 
-def _plain(path: str, replay: _Replay, given: str, out: TextIO) -> None:
-    result, total = replay.result, replay.total
+def _positions(replay: _Replay) -> tuple[dict[int, _Where], dict[int, _Where]]:
+    """Where each call became ready, and where each was (first) discarded."""
     ready_at: dict[int, _Where] = {}
     discarded_at: dict[int, _Where] = {}
     for where, event in replay.timeline:
@@ -211,6 +246,15 @@ def _plain(path: str, replay: _Replay, given: str, out: TextIO) -> None:
             ready_at[event.call.index] = where
         elif isinstance(event, CallDiscarded):
             discarded_at.setdefault(event.index, where)
+    return ready_at, discarded_at
+
+
+def _write_lines(lines: list[str], out: TextIO) -> None:
+    for line in lines:
+        out.write(line + "\n")
+
+
+def _plain_head(path: str, result: StitchResult, total: _Where, given: str, out: TextIO) -> None:
     how = "detected" if given == "auto" else "given"
     write = out.write
     write(f"replay {path}\n")
@@ -219,6 +263,11 @@ def _plain(path: str, replay: _Replay, given: str, out: TextIO) -> None:
     write(f"stream: {_plural(total.event, 'event')}{size}; ")
     write(f"finish reason: {result.finish_reason or '(none)'}\n")
 
+
+def _plain_calls(
+    result: StitchResult, ready_at: dict[int, _Where], total: _Where, out: TextIO
+) -> None:
+    write = out.write
     write(f"\n{_plural(len(result.calls), 'call')} ready\n")
     for call in result.calls:
         write(f"  {_label(call.index, call.name, call.id)}\n")
@@ -227,42 +276,64 @@ def _plain(path: str, replay: _Replay, given: str, out: TextIO) -> None:
         if ready is not None:
             write(f"      ready at {_at(ready, total)}\n")
 
-    if result.discarded:
-        write(f"\n{_plural(len(result.discarded), 'call')} discarded\n")
-        for item in result.discarded:
-            write(f"  {_label(item.index, item.name, item.id)}\n")
-            for line in _error_lines(item.error, "      "):
-                write(line + "\n")
-            write(f"      arguments: {item.arguments!r}\n")
-            ended = discarded_at.get(item.index)
-            if ended is not None:
-                write(f"      discarded at {_at(ended, total)}\n")
 
-    if result.server_calls:
-        write(f"\n{_plural(len(result.server_calls), 'server tool call')} ")
-        write("(run by the provider, never dispatched)\n")
-        for server in result.server_calls:
-            write(f"  {_label(server.index, server.name, server.id)}  ({server.type})\n")
-            write(f"      arguments: {server.arguments}\n")
-            if server.error is not None:
-                for line in _error_lines(server.error, "      "):
-                    write(line + "\n")
+def _plain_discarded(
+    result: StitchResult, discarded_at: dict[int, _Where], total: _Where, out: TextIO
+) -> None:
+    if not result.discarded:
+        return
+    write = out.write
+    write(f"\n{_plural(len(result.discarded), 'call')} discarded\n")
+    for item in result.discarded:
+        write(f"  {_label(item.index, item.name, item.id)}\n")
+        _write_lines(_error_lines(item.error, "      "), out)
+        write(f"      arguments: {item.arguments!r}\n")
+        ended = discarded_at.get(item.index)
+        if ended is not None:
+            write(f"      discarded at {_at(ended, total)}\n")
 
-    if result.warnings:
-        write(f"\n{_plural(len(result.warnings), 'warning')}\n")
-        for warning in result.warnings:
-            index = warning.index if isinstance(warning, CallWarning) else None
-            for line in _error_lines(warning.error, f"  [{'-' if index is None else index}] "):
-                write(line + "\n")
 
+def _plain_server_calls(result: StitchResult, out: TextIO) -> None:
+    if not result.server_calls:
+        return
+    write = out.write
+    write(f"\n{_plural(len(result.server_calls), 'server tool call')} ")
+    write("(run by the provider, never dispatched)\n")
+    for server in result.server_calls:
+        write(f"  {_label(server.index, server.name, server.id)}  ({server.type})\n")
+        write(f"      arguments: {server.arguments}\n")
+        if server.error is not None:
+            _write_lines(_error_lines(server.error, "      "), out)
+
+
+def _plain_warnings(result: StitchResult, out: TextIO) -> None:
+    if not result.warnings:
+        return
+    out.write(f"\n{_plural(len(result.warnings), 'warning')}\n")
+    for warning in result.warnings:
+        index = warning.index if isinstance(warning, CallWarning) else None
+        _write_lines(_error_lines(warning.error, f"  [{'-' if index is None else index}] "), out)
+
+
+def _plain_stream(result: StitchResult, out: TextIO) -> None:
+    """The stream's own error, and its text."""
     if result.stream_error is not None:
-        write("\nstream error\n")
-        for line in _error_lines(result.stream_error, "  "):
-            write(line + "\n")
-
+        out.write("\nstream error\n")
+        _write_lines(_error_lines(result.stream_error, "  "), out)
     if result.text:
-        write(f"\ntext ({_plural(len(result.text), 'character')})\n")
-        write(_indent(result.text, "  ") + "\n")
+        out.write(f"\ntext ({_plural(len(result.text), 'character')})\n")
+        out.write(_indent(result.text, "  ") + "\n")
+
+
+def _plain(path: str, replay: _Replay, given: str, out: TextIO) -> None:
+    result, total = replay.result, replay.total
+    ready_at, discarded_at = _positions(replay)
+    _plain_head(path, result, total, given, out)
+    _plain_calls(result, ready_at, total, out)
+    _plain_discarded(result, discarded_at, total, out)
+    _plain_server_calls(result, out)
+    _plain_warnings(result, out)
+    _plain_stream(result, out)
 
 
 # -- demo ------------------------------------------------------------------------------------
@@ -363,6 +434,19 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="the stream's API (default: detect it)",
     )
+    replay.add_argument(
+        "--tools",
+        metavar="TOOLS.json",
+        help="check the calls against these tool declarations (a JSON file: the tools list "
+        "sent to OpenAI, Anthropic or Gemini, or an object mapping tool names to JSON Schemas)",
+    )
+    replay.add_argument(
+        "--on-schema-violation",
+        choices=("discard", "warn"),
+        default="discard",
+        help="with --tools, what a call that breaks its schema gets: discarded (the default) "
+        "or a warning",
+    )
     replay.add_argument("--json", action="store_true", help="print exactly one JSON object instead")
     demo = commands.add_parser(
         "demo",
@@ -390,7 +474,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             reconfigure(errors="backslashreplace")
     try:
         if args.command == "replay":
-            replay = _replay(_read(args.file), args.provider)
+            options = _options(args)
+            replay = _replay(_read(args.file), args.provider, options)
             if args.json:
                 out.write(json.dumps(report(replay.result), ensure_ascii=False, indent=2))
                 out.write("\n")

@@ -7,16 +7,20 @@ task) that pumps the model's stream through a ``Stitcher`` and puts every event 
 ``RunResult.stream`` is an async generator that forwards that queue, so events of the
 stream and of the tools arrive in the order they happened.
 
-While the stream plays, a ``CallReady`` for a known tool whose tool is ``early=True`` and
-whose arguments fit the schema starts a child task: ``should_execute`` is asked, and if
-approved the tool runs, concurrently with the rest of the stream. A later ``CallWarning``
-that corrupts the call (trailing text, a conflicting id, an unexpected delta) drops that
-result. When the stream has ended, the other calls are asked in stream order; if any call
-is refused, every early result is dropped, nothing of the round is committed and the run
-ends (``BatchRefused``). Otherwise the approved calls that are not early run now
-(``concurrency`` at a time, each within ``tool_timeout``), and the round is committed: the
-assistant message (its calls with valid JSON arguments only) and one result per call, in
-call order. Every problem of a call becomes an error result; nothing a tool does escapes.
+Each round's ``Stitcher`` knows the tools (``ToolRunner._stitch_options``), so the core
+refuses a call to an unknown tool at its name and one that breaks its tool's JSON Schema at
+the fragment that made it certain (``CallDiscarded``); the runner answers those with error
+results, like every other discarded call. While the stream plays, a ``CallReady`` for a
+tool that is ``early=True`` and whose arguments fit the schema starts a child task:
+``should_execute`` is asked, and if approved the tool runs, concurrently with the rest of
+the stream. A later ``CallWarning`` that corrupts the call (trailing text, a conflicting
+id, an unexpected delta) drops that result. When the stream has ended, the other calls are
+asked in stream order; if any call is refused, every early result is dropped, nothing of
+the round is committed and the run ends (``BatchRefused``). Otherwise the approved calls
+that are not early run now (``concurrency`` at a time, each within ``tool_timeout``), and
+the round is committed: the assistant message (its calls with valid JSON arguments only)
+and one result per call, in call order. Every problem of a call becomes an error result;
+nothing a tool does escapes.
 
 A round whose response calls no tool is the final answer. After ``max_rounds`` tool rounds,
 one more call with ``tool_choice="none"`` and a short instruction asks for the answer
@@ -33,7 +37,16 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+    Sequence,
+)
+from contextlib import aclosing
 from typing import Any, Final
 
 from toolstitch.messages import (
@@ -46,7 +59,7 @@ from toolstitch.messages import (
     tool_error,
 )
 from toolstitch.stitch.recovery import UNKNOWN_TOOL_NAME, tool_error_reply
-from toolstitch.stitch.stitcher import Stitcher
+from toolstitch.stitch.stitcher import Stitcher, StitchResult
 from toolstitch.vocab.call_events import (
     CallDiscarded,
     CallReady,
@@ -55,7 +68,8 @@ from toolstitch.vocab.call_events import (
     Event,
     ToolCall,
 )
-from toolstitch.vocab.errors import ToolCallError, TrailingArguments
+from toolstitch.vocab.errors import SchemaViolation, ToolCallError, TrailingArguments, UnknownTool
+from toolstitch.vocab.limits import Limits
 
 from ._models import Model
 from ._run_events import (
@@ -132,6 +146,22 @@ def _corrupted_message(call: ToolCall, error: ToolCallError) -> str:
     return head + f"the stream did not carry it cleanly ({error}). Call the tool again."
 
 
+def _unknown_tool_message(runner: ToolRunner, name: str, call_id: str) -> str:
+    names = ", ".join(sorted(runner.tools)) or "(none)"
+    return (
+        f"Error [unknown-tool]: there is no tool named {name!r} (call id {call_id}); nothing "
+        f"was run. The tools you can call are: {names}."
+    )
+
+
+def _invalid_arguments_message(name: str, call_id: str, problem: str) -> str:
+    return (
+        f"Error [invalid-arguments]: the arguments of the call to tool {name!r} (id {call_id}) "
+        f"do not match its parameters schema, so it was not run: {problem}. Call the tool "
+        "again with arguments that match the schema."
+    )
+
+
 class _Slot:
     """One call of a round, from its ``CallStarted`` to its result."""
 
@@ -148,6 +178,7 @@ class _Slot:
         "index",
         "problem",
         "result",
+        "schema_error",
         "started",
         "task",
         "tool",
@@ -161,6 +192,7 @@ class _Slot:
         self.problem: ToolResult | None = None  # an error result decided without running
         self.code: str | None = None
         self.corrupted: ToolCallError | None = None
+        self.schema_error: SchemaViolation | None = None  # the core's first, as a warning
         self.approved: bool | None = None
         self.ask_error: BaseException | None = None  # should_execute raised
         self.asked = asyncio.Event()
@@ -202,7 +234,9 @@ class _Round:
         self.first = first
         self.should_execute = should_execute
         self.queue: asyncio.Queue[Event | _Done] = asyncio.Queue()
-        self.stitcher = Stitcher(getattr(runner.model, "provider", "auto"))
+        self.stitcher = Stitcher(
+            getattr(runner.model, "provider", "auto"), **runner._stitch_options
+        )
         self.slots: dict[int, _Slot] = {}
         self.order: list[_Slot] = []
         self.tasks: list[asyncio.Task[None]] = []
@@ -210,6 +244,7 @@ class _Round:
         self.refused: tuple[ToolCall, ...] = ()
         self.calls: tuple[ToolCall, ...] = ()
         self.turn: ToolTurn | None = None
+        self.outcome: str | None = None  # as the round task decided (see _Done)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -262,11 +297,17 @@ class _Round:
                 self.ready(self.slot(event.index), event.call)
             elif isinstance(event, CallDiscarded):
                 self.slot(event.index).discarded = event
-            elif isinstance(event, CallWarning) and event.error.code in CORRUPTING:
-                slot = self.slot(event.index)
-                if slot.corrupted is None:
-                    slot.corrupted = event.error
-                self.drop(slot, f"the call turned out corrupted ({event.error.code})")
+            elif isinstance(event, CallWarning):
+                self.warned(self.slot(event.index), event.error)
+
+    def warned(self, slot: _Slot, error: ToolCallError) -> None:
+        if isinstance(error, SchemaViolation):
+            if slot.schema_error is None:
+                slot.schema_error = error
+        elif error.code in CORRUPTING:
+            if slot.corrupted is None:
+                slot.corrupted = error
+            self.drop(slot, f"the call turned out corrupted ({error.code})")
 
     def ready(self, slot: _Slot, call: ToolCall) -> None:
         slot.call = call
@@ -274,29 +315,36 @@ class _Round:
             return
         tool = self.runner.tools.get(call.name)
         slot.tool = tool
-        if tool is None:
-            names = ", ".join(sorted(self.runner.tools)) or "(none)"
-            slot.code = "unknown-tool"
-            slot.problem = tool_error(
-                call,
-                f"Error [unknown-tool]: there is no tool named {call.name!r} (call id "
-                f"{call.id}); nothing was run. The tools you can call are: {names}.",
-            )
-            return
-        problem = tool.check(call.parsed_arguments)
+        problem = self._problem(slot, call, tool)
         if problem is not None:
-            slot.code = "invalid-arguments"
-            slot.problem = tool_error(
-                call,
-                f"Error [invalid-arguments]: the arguments of the call to tool {call.name!r} "
-                f"(id {call.id}) do not match its parameters schema, so it was not run: "
-                f"{problem}. Call the tool again with arguments that match the schema.",
-            )
+            slot.code, message = problem
+            slot.problem = tool_error(call, message)
             return
+        assert tool is not None
         if tool.early and slot.corrupted is None:
             slot.early = True
             slot.task = asyncio.create_task(self.early(slot))
             self.tasks.append(slot.task)
+
+    def _problem(self, slot: _Slot, call: ToolCall, tool: Tool | None) -> tuple[str, str] | None:
+        """Why a complete call cannot run: ``(code, message)``, or ``None``.
+
+        The core has checked the name and (for a JSON Schema tool) the arguments as they
+        streamed; under ``on_schema_violation="discard"`` such calls never get here. Under
+        ``"warn"`` a JSON Schema tool's call that broke its schema is complete but is not run.
+        A pydantic tool's arguments are validated by pydantic, which alone decides.
+        """
+        if tool is None:  # the core refuses undeclared names; kept for any model's stream
+            return "unknown-tool", _unknown_tool_message(self.runner, call.name, call.id)
+        if tool.model is not None:
+            problem = tool.check(call.parsed_arguments)
+        elif slot.schema_error is not None:
+            problem = str(slot.schema_error)
+        else:
+            return None
+        if problem is None:
+            return None
+        return "invalid-arguments", _invalid_arguments_message(call.name, call.id, problem)
 
     async def early(self, slot: _Slot) -> None:
         if await self.ask(slot) and not slot.dropped:
@@ -402,7 +450,21 @@ class _Round:
         if self.synthesis or not self.order:
             return "answer"
         self.calls = tuple(slot.call for slot in self.order if slot.call is not None)
-        # Ask about every call that could run (early ones were asked at their CallReady).
+        refused = await self._ask_all()
+        if refused:
+            self.refused = tuple(refused)
+            for slot in self.order:
+                self.drop(slot, "the batch was refused")
+            self.emit(BatchRefused(round=self.number, calls=self.calls, refused=self.refused))
+            return "refused"
+        self._answer_errors()
+        await self._run_late()
+        self.turn = self._commit()
+        return "tools"
+
+    async def _ask_all(self) -> list[ToolCall]:
+        """Ask about every call that could run (early ones were asked at their CallReady);
+        return the refused ones. Every call is asked, even after a refusal."""
         refused: list[ToolCall] = []
         for slot in self.order:
             if not self._runnable(slot):
@@ -412,12 +474,10 @@ class _Round:
                 await slot.asked.wait()
             if not await self.ask(slot):
                 refused.append(slot.call)
-        if refused:
-            self.refused = tuple(refused)
-            for slot in self.order:
-                self.drop(slot, "the batch was refused")
-            self.emit(BatchRefused(round=self.number, calls=self.calls, refused=self.refused))
-            return "refused"
+        return refused
+
+    def _answer_errors(self) -> None:
+        """Give each call that cannot run its error result, in call order."""
         for slot in self.order:
             error = self._error_result(slot)
             if error is not None:
@@ -431,6 +491,9 @@ class _Round:
                         code=slot.code,
                     )
                 )
+
+    async def _run_late(self) -> None:
+        """Run the approved calls that did not start early; wait for every tool."""
         for slot in self.order:
             if self._runnable(slot) and not slot.early:
                 task = asyncio.create_task(self.execute(slot, early=False))
@@ -438,8 +501,6 @@ class _Round:
                 self.tasks.append(task)
         if self.tasks:
             await asyncio.gather(*self.tasks)
-        self.turn = self._commit()
-        return "tools"
 
     def _runnable(self, slot: _Slot) -> bool:
         return (
@@ -451,15 +512,28 @@ class _Round:
 
     def _error_result(self, slot: _Slot) -> ToolResult | None:
         if slot.discarded is not None:
-            reply = tool_error_reply(slot.discarded)
-            slot.code = reply.code
-            return ToolResult(
-                call_id=reply.call_id, name=reply.name, content=reply.content, is_error=True
-            )
+            return self._discarded_result(slot, slot.discarded)
         if slot.call is not None and slot.corrupted is not None:
             slot.code = slot.corrupted.code
             return tool_error(slot.call, _corrupted_message(slot.call, slot.corrupted))
         return slot.problem
+
+    def _discarded_result(self, slot: _Slot, discarded: CallDiscarded) -> ToolResult:
+        """The error result for a call the core discarded (its id, or a generated one)."""
+        reply = tool_error_reply(discarded)
+        error = discarded.error
+        if isinstance(error, UnknownTool):
+            slot.code = error.code
+            message = _unknown_tool_message(self.runner, discarded.name or "", reply.call_id)
+            return tool_error(reply, message)
+        if isinstance(error, SchemaViolation):
+            slot.code = "invalid-arguments"
+            message = _invalid_arguments_message(reply.name, reply.call_id, str(error))
+            return tool_error(reply, message)
+        slot.code = reply.code
+        return ToolResult(
+            call_id=reply.call_id, name=reply.name, content=reply.content, is_error=True
+        )
 
     def _commit(self) -> ToolTurn:
         calls: list[FunctionCall] = []
@@ -487,6 +561,45 @@ class _Round:
             input_tokens=tokens_in,
             output_tokens=tokens_out,
         )
+
+
+def _refused(result: RunResult, play: _Round, summary: StitchResult) -> None:
+    """A refused batch ends the run: keep its calls and its uncommitted assistant message."""
+    result.unresolved = play.calls
+    result.refused = play.refused
+    result.pending = AssistantMessage(
+        text=summary.text,
+        tool_calls=tuple(
+            FunctionCall(id=c.id, name=c.name, arguments=c.parsed_arguments) for c in play.calls
+        ),
+        reasoning=(Reasoning(text=summary.reasoning),) if summary.reasoning else (),
+    )
+    result.stop_reason = "refused"
+    result.done = True
+
+
+def _answered(result: RunResult, summary: StitchResult) -> None:
+    """The final answer: its text, and its assistant message in the history."""
+    result.final_text = summary.text
+    if summary.text or summary.reasoning:
+        result.messages.append(
+            AssistantMessage(
+                text=summary.text,
+                reasoning=(Reasoning(text=summary.reasoning),) if summary.reasoning else (),
+            )
+        )
+
+
+def _declared_schema(tool: Tool, policy: str) -> dict[str, Any]:
+    """What the core is told of ``tool``'s arguments.
+
+    A pydantic tool's schema is given only where it cannot stop a call that pydantic would
+    accept (its lax mode takes ``"3"`` for an ``int``, say): under ``"warn"``. Otherwise the
+    core knows its name only (``{}`` accepts any arguments) and pydantic alone decides.
+    """
+    if tool.model is not None and policy != "warn":
+        return {}
+    return tool.parameters
 
 
 class _End:
@@ -567,6 +680,17 @@ class ToolRunner:
     60 seconds, ``None`` for none) bounds each tool run; a synchronous function that runs
     past it is abandoned (its thread cannot be stopped) and answered with an error result.
     ``synthesis_prompt`` is the instruction of the forced-synthesis call.
+
+    The tools' schemas go to the core (the ``Stitcher`` of each round, as
+    ``Assembler(tools=...)``), which checks every call as it streams: a call to an unknown
+    tool is discarded at its name (``UnknownTool``), one whose arguments break its tool's
+    JSON Schema at the fragment that made it certain (``SchemaViolation``), and the runner
+    answers both with error results. With ``on_schema_violation="warn"`` the violations are
+    ``CallWarning`` events instead and the call completes; it is still not run. A pydantic
+    tool is validated by pydantic, which decides what runs: its schema is checked by the
+    core in addition only under ``"warn"`` (as warnings), since a discard would overrule
+    pydantic's own (lax) validation. ``limits``, ``watch_strings`` and ``partial_arguments``
+    go to the core as they are (see docs/schema.md).
     """
 
     def __init__(
@@ -578,6 +702,10 @@ class ToolRunner:
         concurrency: int = 8,
         tool_timeout: float | None = 60.0,
         synthesis_prompt: str = DEFAULT_SYNTHESIS_PROMPT,
+        limits: Limits | None = None,
+        on_schema_violation: str = "discard",
+        watch_strings: Mapping[str, Iterable[str]] | None = None,
+        partial_arguments: bool | None = None,
     ) -> None:
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
@@ -595,6 +723,18 @@ class ToolRunner:
         self.concurrency = concurrency
         self.tool_timeout = tool_timeout
         self.synthesis_prompt = synthesis_prompt
+        #: The ``Stitcher`` keywords of every round: what the core checks.
+        self._stitch_options: dict[str, Any] = {
+            "limits": limits,
+            "tools": {
+                tool.name: _declared_schema(tool, on_schema_violation)
+                for tool in self.tools.values()
+            },
+            "on_schema_violation": on_schema_violation,
+            "watch_strings": watch_strings,
+            "partial_arguments": partial_arguments,
+        }
+        Stitcher(**self._stitch_options)  # refuse bad options here, not in the first round
 
     async def run(
         self,
@@ -650,7 +790,7 @@ class ToolRunner:
         semaphore = asyncio.Semaphore(self.concurrency)
         number = 0
         try:
-            while True:
+            while not result.done:
                 number += 1
                 synthesis = number > self.max_rounds
                 yield RoundStarted(round=number, synthesis=synthesis)
@@ -663,86 +803,80 @@ class ToolRunner:
                         return
                 play = _Round(self, number, synthesis, iterator, first, should_execute, semaphore)
                 iterator = first = None
-                task = asyncio.create_task(play.play())
-                try:
-                    while True:
-                        item = await play.queue.get()
-                        if isinstance(item, _Done):
-                            break
-                        yield item
-                finally:
-                    if not task.done():
-                        task.cancel()
-                    await asyncio.gather(task, return_exceptions=True)
-                if item.outcome == "raised":
-                    assert item.error is not None
-                    raise item.error
-                summary = play.stitcher.result
-                tokens_in, tokens_out = tokens(summary.usage)
-                ended = RoundEnded(
-                    round=number,
-                    finish_reason=summary.finish_reason,
-                    input_tokens=tokens_in,
-                    output_tokens=tokens_out,
-                    usage=summary.usage,
-                )
-                if item.outcome == "failed":
-                    assert play.failure is not None
-                    result.rounds.append(ended)
-                    yield ended
-                    async for event in self._fail(result, number, play.failure):
+                # aclosing: leaving early closes the round (its task cancelled) right away.
+                async with aclosing(self._forward(play)) as events:
+                    async for event in events:
                         yield event
-                    return
-                if item.outcome == "refused":
-                    result.rounds.append(ended)
-                    yield ended
-                    result.unresolved = play.calls
-                    result.refused = play.refused
-                    result.pending = AssistantMessage(
-                        text=summary.text,
-                        tool_calls=tuple(
-                            FunctionCall(id=c.id, name=c.name, arguments=c.parsed_arguments)
-                            for c in play.calls
-                        ),
-                        reasoning=(Reasoning(text=summary.reasoning),) if summary.reasoning else (),
-                    )
-                    result.stop_reason = "refused"
-                    result.done = True
-                    yield RunFinished(round=number, stop_reason="refused", final_text="")
-                    return
-                if item.outcome == "answer":
-                    result.final_text = summary.text
-                    if summary.text or summary.reasoning:
-                        history.append(
-                            AssistantMessage(
-                                text=summary.text,
-                                reasoning=(Reasoning(text=summary.reasoning),)
-                                if summary.reasoning
-                                else (),
-                            )
-                        )
-                    result.rounds.append(ended)
-                    yield ended
-                    result.stop_reason = "max_rounds" if synthesis else "completed"
-                    result.done = True
-                    yield RunFinished(
-                        round=number, stop_reason=result.stop_reason, final_text=summary.text
-                    )
-                    return
-                turn = play.turn
-                assert turn is not None
-                history.extend(turn.messages())
-                result.tool_turns.append(turn)
-                result.rounds.append(ended)
-                yield ended
-                if on_tool_turns is not None:
-                    await _maybe_await(on_tool_turns(list(result.tool_turns)))
+                async with aclosing(self._conclude(result, play, on_tool_turns)) as events:
+                    async for event in events:
+                        yield event
         finally:
             if iterator is not None:
                 aclose = getattr(iterator, "aclose", None)
                 if aclose is not None:
                     await aclose()
             result.done = True
+
+    async def _forward(self, play: _Round) -> AsyncGenerator[Event, None]:
+        """Play the round as its own task and forward its events; raise what it raised."""
+        task = asyncio.create_task(play.play())
+        try:
+            while True:
+                item = await play.queue.get()
+                if isinstance(item, _Done):
+                    break
+                yield item
+        finally:
+            if not task.done():
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        if item.outcome == "raised":
+            assert item.error is not None
+            raise item.error
+        play.outcome = item.outcome
+
+    async def _conclude(
+        self, result: RunResult, play: _Round, on_tool_turns: OnToolTurns | None
+    ) -> AsyncGenerator[Event, None]:
+        """The end of a round: its ``RoundEnded``, and what its outcome means for the run
+        (``result.done`` once the run is over)."""
+        number = play.number
+        summary = play.stitcher.result
+        tokens_in, tokens_out = tokens(summary.usage)
+        ended = RoundEnded(
+            round=number,
+            finish_reason=summary.finish_reason,
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
+            usage=summary.usage,
+        )
+        if play.outcome == "failed":
+            assert play.failure is not None
+            result.rounds.append(ended)
+            yield ended
+            async for event in self._fail(result, number, play.failure):
+                yield event
+        elif play.outcome == "refused":
+            result.rounds.append(ended)
+            yield ended
+            _refused(result, play, summary)
+            yield RunFinished(round=number, stop_reason="refused", final_text="")
+        elif play.outcome == "answer":
+            _answered(result, summary)
+            result.rounds.append(ended)
+            yield ended
+            result.stop_reason = "max_rounds" if play.synthesis else "completed"
+            result.done = True
+            yield RunFinished(round=number, stop_reason=result.stop_reason, final_text=summary.text)
+        else:
+            turn = play.turn
+            assert turn is not None
+            result.messages.extend(turn.messages())
+            result.tool_turns.append(turn)
+            result.rounds.append(ended)
+            yield ended
+            if on_tool_turns is not None:
+                await _maybe_await(on_tool_turns(list(result.tool_turns)))
 
     async def _fail(
         self, result: RunResult, number: int, error: BaseException

@@ -34,9 +34,10 @@ class Tool:
     function (run in a worker thread, so that it cannot block the stream) or a coroutine
     function. ``parameters`` is the JSON Schema of the arguments (an object schema); a
     pydantic model class is accepted too, in which case ``function`` receives one argument,
-    the validated model instance. Arguments are validated before the call (with
-    ``jsonschema``, or pydantic for a model class); a failure is sent back to the model as an
-    error result, and the function is not called.
+    the validated model instance. Arguments are validated before the call: a ``ToolRunner``
+    gives the schemas to the core, which checks each call against its JSON Schema as it
+    streams; a model class is validated by pydantic (``check``), which decides. A failure is
+    sent back to the model as an error result, and the function is not called.
 
     ``early=True`` declares the tool safe to start as soon as its call is complete, while
     the model is still streaming the rest of its response: use it only for read-only or

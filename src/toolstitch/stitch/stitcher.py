@@ -115,9 +115,17 @@ class Stitcher:
     """The sans-I/O engine behind ``stitch``: feed bytes or events, get events back.
 
     ``provider`` is ``"auto"`` (detect it from the first events) or one of
-    ``"openai-chat"``, ``"openai-responses"``, ``"anthropic"``, ``"gemini"``. ``limits`` and
-    ``empty_arguments`` go to the ``Assembler``; ``choice`` selects the choice (OpenAI Chat)
-    or candidate (Gemini) to follow when the response has several.
+    ``"openai-chat"``, ``"openai-responses"``, ``"anthropic"``, ``"gemini"``. ``choice``
+    selects the choice (OpenAI Chat) or candidate (Gemini) to follow when the response has
+    several. ``limits``, ``empty_arguments``, ``tools``, ``on_schema_violation``,
+    ``watch_strings`` and ``partial_arguments`` go to the ``Assembler`` as they are, with the
+    same meaning and the same events: with ``tools`` (an OpenAI tools list, Chat or
+    Responses, Anthropic tools, Gemini function declarations, or a mapping name → JSON
+    Schema) an unknown tool is discarded with ``UnknownTool`` at the delta that made it
+    certain and the arguments are checked against the tool's schema as they stream
+    (``SchemaViolation``: a discard, or a ``CallWarning`` with ``on_schema_violation="warn"``);
+    ``watch_strings`` streams ``ArgumentsValue`` events; ``calls`` then carries
+    ``partial_arguments``. See docs/schema.md.
 
     ``feed`` takes either bytes (``bytes``, ``bytearray``, ``memoryview``, or ``str`` text)
     or one event (a mapping, or an SDK object with ``model_dump``/``to_dict``), never both
@@ -133,8 +141,19 @@ class Stitcher:
         limits: Limits | None = None,
         choice: int = 0,
         empty_arguments: str = "{}",
+        tools: object = None,
+        on_schema_violation: str = "discard",
+        watch_strings: Mapping[str, Iterable[str]] | None = None,
+        partial_arguments: bool | None = None,
     ) -> None:
-        self.assembler = Assembler(limits=limits, empty_arguments=empty_arguments)
+        self.assembler = Assembler(
+            limits=limits,
+            empty_arguments=empty_arguments,
+            tools=tools,
+            on_schema_violation=on_schema_violation,
+            watch_strings=watch_strings,
+            partial_arguments=partial_arguments,
+        )
         self.choice = choice
         self._provider = _check_provider(provider)
         self.adapter: Adapter | None = None
@@ -427,9 +446,20 @@ class _Run:
         limits: Limits | None = None,
         choice: int = 0,
         empty_arguments: str = "{}",
+        tools: object = None,
+        on_schema_violation: str = "discard",
+        watch_strings: Mapping[str, Iterable[str]] | None = None,
+        partial_arguments: bool | None = None,
     ) -> None:
         self.stitcher = Stitcher(
-            provider, limits=limits, choice=choice, empty_arguments=empty_arguments
+            provider,
+            limits=limits,
+            choice=choice,
+            empty_arguments=empty_arguments,
+            tools=tools,
+            on_schema_violation=on_schema_violation,
+            watch_strings=watch_strings,
+            partial_arguments=partial_arguments,
         )
         self._source = source
         self._pending: deque[Event] = deque()
@@ -555,6 +585,10 @@ def stitch(
     limits: Limits | None = None,
     choice: int = 0,
     empty_arguments: str = "{}",
+    tools: object = None,
+    on_schema_violation: str = "discard",
+    watch_strings: Mapping[str, Iterable[str]] | None = None,
+    partial_arguments: bool | None = None,
 ) -> Stitch:
     """Reassemble the tool calls of one streamed response; iterate it for the events.
 
@@ -563,11 +597,14 @@ def stitch(
     events as dicts or SDK objects (e.g. an ``openai`` ``Stream``, an ``anthropic``
     ``MessageStream``, ``google-genai``'s ``generate_content_stream``), or an object with
     ``iter_bytes()``. ``provider`` is ``"auto"`` or one of ``"openai-chat"``,
-    ``"openai-responses"``, ``"anthropic"``, ``"gemini"``.
+    ``"openai-responses"``, ``"anthropic"``, ``"gemini"``. The keywords are ``Stitcher``'s:
+    ``limits``, ``choice``, ``empty_arguments``, and the declared-tool options ``tools``,
+    ``on_schema_violation``, ``watch_strings``, ``partial_arguments`` (as ``Assembler`` takes
+    them; see docs/schema.md).
 
     Iterating yields every event as it becomes true: the core's call events (``CallStarted``,
-    ``ArgumentsDelta``, ``CallReady``, ``CallDiscarded``, ``CallWarning``) and the stream
-    events (``TextDelta``, ``ReasoningDelta``, ``FinishReason``, ``Usage``,
+    ``ArgumentsDelta``, ``ArgumentsValue``, ``CallReady``, ``CallDiscarded``, ``CallWarning``)
+    and the stream events (``TextDelta``, ``ReasoningDelta``, ``FinishReason``, ``Usage``,
     ``ServerToolCall``, ``StreamFailed``, ``StreamWarning``). ``.result`` is the
     ``StitchResult`` (reading it first consumes the stream)::
 
@@ -576,7 +613,17 @@ def stitch(
             ...
         run.result.calls
     """
-    return Stitch(source, provider, limits=limits, choice=choice, empty_arguments=empty_arguments)
+    return Stitch(
+        source,
+        provider,
+        limits=limits,
+        choice=choice,
+        empty_arguments=empty_arguments,
+        tools=tools,
+        on_schema_violation=on_schema_violation,
+        watch_strings=watch_strings,
+        partial_arguments=partial_arguments,
+    )
 
 
 def astitch(
@@ -586,6 +633,10 @@ def astitch(
     limits: Limits | None = None,
     choice: int = 0,
     empty_arguments: str = "{}",
+    tools: object = None,
+    on_schema_violation: str = "discard",
+    watch_strings: Mapping[str, Iterable[str]] | None = None,
+    partial_arguments: bool | None = None,
 ) -> AsyncStitch:
     """The async twin of ``stitch``: ``source`` may also be an async iterable (e.g.
     ``httpx.Response.aiter_bytes()``, an ``openai`` ``AsyncStream``)::
@@ -596,5 +647,13 @@ def astitch(
         run.result.calls
     """
     return AsyncStitch(
-        source, provider, limits=limits, choice=choice, empty_arguments=empty_arguments
+        source,
+        provider,
+        limits=limits,
+        choice=choice,
+        empty_arguments=empty_arguments,
+        tools=tools,
+        on_schema_violation=on_schema_violation,
+        watch_strings=watch_strings,
+        partial_arguments=partial_arguments,
     )
