@@ -46,7 +46,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias
 
-from toolstitch.core.assembler import GENERATED_ID_PREFIX
+from toolstitch.core.ids import GENERATED_ID_PREFIX
 
 __all__ = [
     "ERROR_PREFIX",

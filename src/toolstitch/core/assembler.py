@@ -25,7 +25,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolstitch.core.deltas import Delta, delta_fields
+from toolstitch.core.ids import GENERATED_ID_PREFIX, generated_id
 from toolstitch.core.machine import TABLE, IllegalTransition
+from toolstitch.core.record import CallRecord
 from toolstitch.json.brackets import BracketScanner
 from toolstitch.json.diagnose import WHITESPACE, diagnose, locate, snippet
 from toolstitch.json.tokenizer import (
@@ -63,12 +65,9 @@ from toolstitch.vocab.errors import (
     UnexpectedDelta,
 )
 from toolstitch.vocab.limits import Limits
+from toolstitch.vocab.text import ChunkedText
 
 __all__ = ["GENERATED_ID_PREFIX", "Assembler"]
-
-#: Calls that end complete without ever receiving an id get ``f"{GENERATED_ID_PREFIX}{index}"``
-#: (with ``-2``, ``-3``… appended if the stream already used that id).
-GENERATED_ID_PREFIX = "toolstitch_call_"
 
 _AWAITING_ID = CallState.AWAITING_ID
 _ACCUMULATING_NAME = CallState.ACCUMULATING_NAME
@@ -101,25 +100,19 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-#: Fragments kept apart before they are joined into one chunk of a call's text: enough to
-#: make the join cheap per fragment, few enough to keep the per-fragment overhead bounded.
-_CHUNK_FRAGMENTS = 256
-
-
 class _Call:
-    """Everything known about one call index. Private and mutable; snapshots are public."""
+    """Everything known about one call index: the core's record of it (a ``CallRecord``).
+    Private and mutable; snapshots and the ``CallRecord`` view are what others see."""
 
     __slots__ = (
+        "buffer",
         "checks",
-        "chunks",
         "closed",
         "error",
         "id",
         "index",
-        "length",
         "name",
         "ready_length",
-        "recent",
         "result",
         "schema_warnings",
         "state",
@@ -134,12 +127,8 @@ class _Call:
         self.id: str | None = None
         self.type: str | None = None
         self.name = ""
-        # The text, in a form that appends in O(1), stays compact and lets snapshots share
-        # it: joined chunks (append-only; replaced, never changed in place) and the fragments
-        # received since the last chunk.
-        self.chunks: list[str] = []
-        self.recent: list[str] = []
-        self.length = 0
+        # The arguments text: appends in O(1), snapshots in O(1); cleared when discarded.
+        self.buffer = ChunkedText()
         self.state = _AWAITING_ID
         self.error: ToolCallError | None = None
         self.tokenizer = tokenizer
@@ -151,24 +140,19 @@ class _Call:
         self.checks: CallChecks | None = None  # with declared tools: schema, partial view
         self.schema_warnings = 0
 
-    def append(self, fragment: str) -> None:
-        recent = self.recent
-        recent.append(fragment)
-        if len(recent) >= _CHUNK_FRAGMENTS:
-            self.chunks.append("".join(recent))
-            self.recent = []
+    @property
+    def length(self) -> int:
+        return self.buffer.length
+
+    @property
+    def started(self) -> bool:
+        return self.tokenizer.started
 
     def text(self) -> str:
-        chunks, recent = self.chunks, self.recent
-        if not recent:
-            if len(chunks) == 1:
-                return chunks[0]
-            if not chunks:
-                return ""
-        text = "".join(chunks + recent if recent else chunks)
-        self.chunks = [text]
-        self.recent = []
-        return text
+        return self.buffer.text()
+
+    def close_offset(self, fragment: str) -> int:
+        return self.tokenizer.close_offset(fragment)
 
     def move(self, trigger: str) -> None:
         try:
@@ -189,7 +173,7 @@ class _Call:
                 if self.checks is None or self.checks.partial is None
                 else self.checks.partial.value
             ),
-            pieces=(self.chunks, len(self.chunks), tuple(self.recent)),
+            text=self.buffer.snapshot(),
         )
 
 
@@ -296,6 +280,15 @@ class Assembler:
         call = self._calls.get(index)
         return None if call is None else call.snapshot()
 
+    def record(self, index: int) -> CallRecord | None:
+        """The core's record of call ``index`` (``CallRecords``), read-only; ``None`` if
+        unseen."""
+        return self._calls.get(index)
+
+    def generated_id(self, index: int) -> str:
+        """The id call ``index`` would get if it ended now without one (``CallRecords``)."""
+        return generated_id(index, self._by_id)
+
     def complete(self) -> list[ToolCall]:
         """The complete calls, sorted by index."""
         calls = self._calls
@@ -337,10 +330,9 @@ class Assembler:
         ):
             # The hot path: one more fragment for a call that is streaming its arguments.
             self._last = call
-            length = call.length + len(arguments)
-            if length <= self._max_argument_chars:
-                call.append(arguments)
-                call.length = length
+            buffer = call.buffer
+            if buffer.length + len(arguments) <= self._max_argument_chars:
+                buffer.append(arguments)
                 events: list[Event] = []
                 try:
                     closed = call.tokenizer.feed(arguments)
@@ -566,8 +558,7 @@ class Assembler:
         if length > self._limits.max_argument_chars:
             self._limit(call, "max_argument_chars", length, events)
             return
-        call.append(fragment)
-        call.length = length
+        call.buffer.append(fragment)
         if call.state is _ACCUMULATING_NAME:
             call.move("receive_arguments")
         try:
@@ -626,8 +617,7 @@ class Assembler:
         offset = call.length
         if offset + len(fragment) <= self._limits.max_argument_chars:
             # Past the limit the text stops growing; the call itself already stands.
-            call.append(fragment)
-            call.length += len(fragment)
+            call.buffer.append(fragment)
         rest = fragment.lstrip(WHITESPACE)
         if rest and not call.trailing_warned:
             self._trailing(call, offset + len(fragment) - len(rest), events)
@@ -655,7 +645,7 @@ class Assembler:
         if self._tools is not None and not self._checked_at_close(call, parsed, events):
             return
         if call.id is None:
-            call.id = self._generate_id(call.index)
+            call.id = generated_id(call.index, self._by_id)
             self._by_id[call.id] = call
         call.tokenizer.close()
         call.result = ToolCall(
@@ -749,14 +739,6 @@ class Assembler:
             events,
         )
 
-    def _generate_id(self, index: int) -> str:
-        candidate = f"{GENERATED_ID_PREFIX}{index}"
-        n = 1
-        while candidate in self._by_id:
-            n += 1
-            candidate = f"{GENERATED_ID_PREFIX}{index}-{n}"
-        return candidate
-
     def _discard(self, call: _Call, error: ToolCallError, events: list[Event]) -> None:
         error.index = call.index
         error.call_id = call.id
@@ -765,7 +747,7 @@ class Assembler:
         call.tokenizer.close()
         call.move("discard")
         self._open -= 1
-        # A discarded call keeps its text for the error report, but stops its tokenizer.
+        # The event carries the text for the error report; the call keeps none.
         events.append(
             CallDiscarded(
                 index=call.index,
@@ -775,6 +757,7 @@ class Assembler:
                 error=error,
             )
         )
+        call.buffer.clear()
 
     def _limit(
         self,
