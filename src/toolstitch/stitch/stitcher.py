@@ -389,6 +389,7 @@ class Stitcher:
                 self._warnings.append(event)
             elif isinstance(event, CallDiscarded):
                 self._discarded.append(event)
+                self._order.pop(event.index, None)  # never a call: its place is not needed
             elif isinstance(event, ReasoningDelta):
                 self._reasoning.append(event.text)
             elif isinstance(event, FinishReason):
