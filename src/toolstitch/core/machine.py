@@ -2,13 +2,19 @@
 
 Theory of operation
 -------------------
-The life of a call is declared once, as data, in ``grammars/call-machine.json``. At import,
-that declaration is loaded into a ``transitions.Machine``: it is the authority, and it
-rejects an inconsistent definition (unknown states, a bad initial state). From the Machine
-we derive ``TABLE``, a plain dict ``(state, trigger) -> state``; the assembler consults it
-on every state *change* and never runs ``transitions`` per fragment or per call (one trigger
-costs 6-12 µs, more than the whole per-fragment budget). A missing key is an illegal move and
+The life of a call is declared once, as data, in ``grammars/call-machine.json``. That
+declaration is loaded into a ``transitions.Machine``: it is the authority, and it rejects an
+inconsistent definition (unknown states, a bad initial state). From the Machine we derive
+``TABLE``, a plain dict ``(state, trigger) -> state``; the assembler consults it on every
+state *change* and never runs ``transitions`` per fragment or per call (one trigger costs
+6-12 µs, more than the whole per-fragment budget). A missing key is an illegal move and
 raises ``IllegalTransition``, naming the state and the trigger.
+
+The derivation runs at build/test time, not at import: ``render_table()`` writes the table
+into ``core/_table.py`` (committed; regenerate with ``python -m toolstitch.core.machine``), and
+a test regenerates it with ``transitions`` and fails if the file is stale. So
+``import toolstitch`` never imports ``transitions``; only ``build_machine``,
+``derive_table``, ``render_table`` and ``mermaid_diagram`` do, when called.
 
 Invariants the assembler keeps with this table:
 
@@ -23,11 +29,13 @@ import json
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from transitions import Machine
-
+from toolstitch.core._table import TABLE
 from toolstitch.vocab.call_events import CallState
+
+if TYPE_CHECKING:
+    from transitions import Machine
 
 __all__ = [
     "DEFINITION",
@@ -36,6 +44,7 @@ __all__ = [
     "build_machine",
     "load_definition",
     "mermaid_diagram",
+    "render_table",
 ]
 
 _GRAMMAR_NAME = "call-machine.json"
@@ -59,6 +68,8 @@ def load_definition() -> dict[str, Any]:
 
 def build_machine(definition: Mapping[str, Any]) -> Machine:
     """A ``transitions.Machine`` (no model attached) for ``definition``."""
+    from transitions import Machine
+
     transitions = [
         {"trigger": t["trigger"], "source": t["source"], "dest": t["dest"]}
         for t in definition["transitions"]
@@ -120,5 +131,33 @@ class IllegalTransition(RuntimeError):
         self.trigger = trigger
 
 
+def render_table(definition: Mapping[str, Any] | None = None) -> str:
+    """The text of ``core/_table.py``: the table derived by ``transitions`` from the grammar."""
+    table = derive_table(build_machine(DEFINITION if definition is None else definition))
+    lines = [
+        '"""The per-call move table, derived from grammars/call-machine.json by transitions.',
+        "",
+        "GENERATED: do not edit. Regenerate with ``python -m toolstitch.core.machine``;",
+        "tests/test_machine.py fails when this file is stale.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from collections.abc import Mapping",
+        "",
+        "from toolstitch.vocab.call_events import CallState",
+        "",
+        "_S = CallState",
+        "",
+        "TABLE: Mapping[tuple[CallState, str], CallState] = {",
+    ]
+    for (source, trigger), dest in table.items():
+        lines.append(f'    (_S.{source.name}, "{trigger}"): _S.{dest.name},')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
 DEFINITION = load_definition()
-TABLE: Mapping[tuple[CallState, str], CallState] = derive_table(build_machine(DEFINITION))
+
+if __name__ == "__main__":
+    Path(__file__).with_name("_table.py").write_text(render_table(), encoding="utf-8")
