@@ -316,34 +316,22 @@ class ChatQuirks:
         name = e.name or None
         arguments = e.arguments or None
         track, parent, call_id = self._route(pindex, call_id, name, notes)
-
         split_text: str | None = None
         if track is not None and arguments is not None:
-            record = self._records.record(track.index)
-            if record is not None and record.closed and record.state is not _DISCARDED:
-                arguments, split_text = self._after_close(track, record, arguments, notes)
-                if split_text is not None:
-                    parent, track = track, None
+            arguments, split_text = self._closed_text(track, arguments, notes)
+            if split_text is not None:
+                parent, track = track, None
         new = track is None
         if track is None:
             track = self._new_call(pindex, parent, notes)
             if parent is not None and split_text is not None:
-                if name is None:
-                    name = self._name_of(parent) or None
-                if call_id is None or call_id == self._id_of(parent) or call_id in self._by_id:
-                    # No id of its own: give it the id the core would generate at the end,
-                    # now, so that it can be ready as soon as its object closes.
-                    call_id = self._records.generated_id(track.index)
+                name, call_id = self._second_object(track, parent, name, call_id)
                 arguments = split_text
-                track.typed = parent.typed
-
         record = self._records.record(track.index)
         if not new and record is not None:
-            name = _name(record, name, notes)
-            call_id = _repeated_id(record, call_id, notes)
-            if arguments is not None and not record.closed and record.state is not _DISCARDED:
-                arguments = self._cumulative(track, record, arguments, notes)
-
+            name, call_id, arguments = self._interpret(
+                track, record, name, call_id, arguments, notes
+            )
         rest: str | None = None
         if arguments is not None and (record is None or not record.closed):
             arguments, rest = self._split(record, arguments)
@@ -358,6 +346,44 @@ class ChatQuirks:
         if rest is not None:
             follow = _Entry({"index": e.index, "function": {"arguments": rest}})
             yield from self._entry(follow, set())
+
+    def _closed_text(
+        self, track: _Track, arguments: str, notes: Notes
+    ) -> tuple[str | None, str | None]:
+        """``(fragment to feed, split text)`` for text that may follow a closed object."""
+        record = self._records.record(track.index)
+        if record is None or not record.closed or record.state is _DISCARDED:
+            return arguments, None
+        return self._after_close(track, record, arguments, notes)
+
+    def _second_object(
+        self, track: _Track, parent: _Track, name: str | None, call_id: str | None
+    ) -> tuple[str | None, str | None]:
+        """The name and id of a call split off ``parent`` (a second object under its index)."""
+        if name is None:
+            name = self._name_of(parent) or None
+        if call_id is None or call_id == self._id_of(parent) or call_id in self._by_id:
+            # No id of its own: give it the id the core would generate at the end, now, so
+            # that it can be ready as soon as its object closes.
+            call_id = self._records.generated_id(track.index)
+        track.typed = parent.typed
+        return name, call_id
+
+    def _interpret(
+        self,
+        track: _Track,
+        record: CallRecord,
+        name: str | None,
+        call_id: str | None,
+        arguments: str | None,
+        notes: Notes,
+    ) -> tuple[str | None, str | None, str | None]:
+        """An entry for a call the core knows: repeated names and ids, cumulative text."""
+        name = _name(record, name, notes)
+        call_id = _repeated_id(record, call_id, notes)
+        if arguments is not None and not record.closed and record.state is not _DISCARDED:
+            arguments = self._cumulative(track, record, arguments, notes)
+        return name, call_id, arguments
 
     def _apply(
         self,

@@ -115,28 +115,7 @@ class AnthropicAdapter(Adapter):
                 )
             return
         if kind in CLIENT_BLOCKS or kind in SERVER_BLOCKS:
-            block_id = block.get("id") if isinstance(block.get("id"), str) else None
-            name = block.get("name") if isinstance(block.get("name"), str) else None
-            state = _Block(kind, block_id, name, block.get("input"))
-            # A negative block index cannot be a call index: the call gets the next free one.
-            state.core = index if index >= 0 else max(self._cores, default=-1) + 1
-            self._cores.add(state.core)
-            self._blocks[index] = state
-            delta = Delta(index=state.core, id=block_id or None, name=name or None)
-            if kind not in CLIENT_BLOCKS:
-                out.append(ServerDelta(delta))
-                return
-            out.append(delta)
-            if index < 0:
-                out.append(
-                    quirk_warning(
-                        "quirk-index-negative",
-                        f"the block's index {index} was replaced by {state.core}",
-                        index=state.core,
-                        call_id=block_id,
-                        name=name,
-                    )
-                )
+            self._tool_block(index, kind, block, out)
         elif kind == "text":
             text = block.get("text")
             if isinstance(text, str) and text:
@@ -145,6 +124,31 @@ class AnthropicAdapter(Adapter):
             text = block.get("thinking")
             if isinstance(text, str) and text:
                 out.append(ReasoningDelta(text=text))
+
+    def _tool_block(self, index: int, kind: str, block: Mapping[str, Any], out: list[Item]) -> None:
+        """A ``tool_use`` (or server tool) block starts: a call, keyed by the block index."""
+        block_id = block.get("id") if isinstance(block.get("id"), str) else None
+        name = block.get("name") if isinstance(block.get("name"), str) else None
+        state = _Block(kind, block_id, name, block.get("input"))
+        # A negative block index cannot be a call index: the call gets the next free one.
+        state.core = index if index >= 0 else max(self._cores, default=-1) + 1
+        self._cores.add(state.core)
+        self._blocks[index] = state
+        delta = Delta(index=state.core, id=block_id or None, name=name or None)
+        if kind not in CLIENT_BLOCKS:
+            out.append(ServerDelta(delta))
+            return
+        out.append(delta)
+        if index < 0:
+            out.append(
+                quirk_warning(
+                    "quirk-index-negative",
+                    f"the block's index {index} was replaced by {state.core}",
+                    index=state.core,
+                    call_id=block_id,
+                    name=name,
+                )
+            )
 
     def _delta(self, payload: Mapping[str, Any], out: list[Item]) -> None:
         delta = mapping(payload.get("delta"))

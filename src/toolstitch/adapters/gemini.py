@@ -252,21 +252,8 @@ class GeminiAdapter(Adapter):
         partial = get(call, "partialArgs", "partial_args")
         args = call.get("args")
         if name:
-            if self._open is not None:
-                self._finish_open(
-                    "a new functionCall began before the empty functionCall that closes the "
-                    "streamed arguments; the call was closed there",
-                    out,
-                )
-            if not more and not partial:
-                self._whole(call_id, name, args, out)
+            if not self._named(name, call_id, more, partial, args, out):
                 return
-            index = self._next()
-            self._open = _Streamed(index, call_id, name)
-            out.append(Delta(index=index, id=call_id, name=name))
-            if isinstance(args, Mapping) and args:
-                # Arguments given whole on the opening part: write them as paths.
-                self._write_object(args, out)
         elif self._open is None:
             if partial or (isinstance(args, Mapping) and args):
                 # Arguments without a call to belong to: a call without a name (the core
@@ -286,6 +273,34 @@ class GeminiAdapter(Adapter):
                     "followed; the call was closed there",
                     out,
                 )
+
+    def _named(
+        self,
+        name: str,
+        call_id: str | None,
+        more: bool,
+        partial: object,
+        args: object,
+        out: list[Item],
+    ) -> bool:
+        """A ``functionCall`` with a name: a whole call (False: nothing more to do with the
+        part), or the opening of streamed arguments (True)."""
+        if self._open is not None:
+            self._finish_open(
+                "a new functionCall began before the empty functionCall that closes the "
+                "streamed arguments; the call was closed there",
+                out,
+            )
+        if not more and not partial:
+            self._whole(call_id, name, args, out)
+            return False
+        index = self._next()
+        self._open = _Streamed(index, call_id, name)
+        out.append(Delta(index=index, id=call_id, name=name))
+        if isinstance(args, Mapping) and args:
+            # Arguments given whole on the opening part: write them as paths.
+            self._write_object(args, out)
+        return True
 
     def _next(self) -> int:
         index = self._position

@@ -100,16 +100,9 @@ class OpenAIResponsesAdapter(Adapter):
         if not isinstance(kind, str):
             return out
         if kind == "response.function_call_arguments.delta":
-            item = self._find(payload)
-            fragment = payload.get("delta")
-            if item is not None and isinstance(fragment, str) and fragment and not item.ended:
-                item.streamed = True
-                out.append(arguments(item.index, fragment))
+            self._arguments_delta(payload, out)
         elif kind == "response.output_text.delta":
-            text = payload.get("delta")
-            if isinstance(text, str) and text:
-                self._text_seen.add(_text_key(payload))
-                out.append(TextDelta(text=text))
+            self._text_delta(payload, out)
         elif kind in _REASONING:
             text = payload.get("delta")
             if isinstance(text, str) and text:
@@ -125,17 +118,34 @@ class OpenAIResponsesAdapter(Adapter):
         elif kind == "response.output_item.done":
             self._item_done(payload, out)
         elif kind == "response.output_text.done":
-            key = _text_key(payload)
-            text = payload.get("text")
-            if key not in self._text_seen and isinstance(text, str) and text:
-                self._text_seen.add(key)
-                out.append(TextDelta(text=text))
+            self._text_done(payload, out)
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             self._completed(mapping(payload.get("response")), out)
         elif kind == "error" or event == "error":
             error = payload.get("error", payload)
             out.append(provider_error(error))
         return out
+
+    def _arguments_delta(self, payload: Mapping[str, Any], out: list[Item]) -> None:
+        item = self._find(payload)
+        fragment = payload.get("delta")
+        if item is not None and isinstance(fragment, str) and fragment and not item.ended:
+            item.streamed = True
+            out.append(arguments(item.index, fragment))
+
+    def _text_delta(self, payload: Mapping[str, Any], out: list[Item]) -> None:
+        text = payload.get("delta")
+        if isinstance(text, str) and text:
+            self._text_seen.add(_text_key(payload))
+            out.append(TextDelta(text=text))
+
+    def _text_done(self, payload: Mapping[str, Any], out: list[Item]) -> None:
+        # The whole text, for servers that sent no deltas for it.
+        key = _text_key(payload)
+        text = payload.get("text")
+        if key not in self._text_seen and isinstance(text, str) and text:
+            self._text_seen.add(key)
+            out.append(TextDelta(text=text))
 
     # -- calls ----------------------------------------------------------------------------
 
