@@ -13,6 +13,8 @@ from typing import Any
 
 import ijson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolstitch
 from reference import first_bad_offset, object_end
@@ -697,6 +699,20 @@ def test_max_calls() -> None:
     asm.feed(wire(1, None, None, "}"))
     assert [c.index for c in asm.complete()] == [0, 1]
     assert asm.finish() == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=60))
+def test_refused_indices_are_kept_as_ranges_that_behave_as_a_set(indices: list[int]) -> None:
+    from toolstitch.core.assembler import _IndexSet
+
+    ranges, reference = _IndexSet(), set()
+    for index in indices:
+        ranges.add(index)
+        reference.add(index)
+        assert ranges.highest == max(reference)
+    assert [i for i in range(-1, 45) if i in ranges] == sorted(reference)
+    assert bool(ranges) == bool(reference)
 
 
 @pytest.mark.parametrize(

@@ -422,7 +422,7 @@ def test_indices_past_max_calls_keep_almost_nothing_through_stitch() -> None:
     # Through the OpenAI-Chat adapter and its quirk layer: neither keeps anything for an
     # index the core refused (the quirk layer used to keep ~3 KB of mirror per index). What
     # stays is the result's record of each discard (StitchResult.discarded, by design) and
-    # the core's set of refused indices.
+    # the core's record of refused indices (ranges: a few bytes for a run).
     import tracemalloc
 
     extra = 20_000
@@ -447,7 +447,7 @@ def test_indices_past_max_calls_keep_almost_nothing_through_stitch() -> None:
         tracemalloc.stop()
     assert discarded == extra
     assert len(run.result.calls) == 8
-    # The core's set of refused indices costs ~140 B per index (a set of ints); the layers
-    # above it add nothing per index.
-    assert (kept - base) / extra <= 160, (kept - base) / extra
+    # docs/safety.md: at most 100 B per extra index (the core keeps runs of refused indices
+    # as ranges; the layers above it keep nothing per index).
+    assert (kept - base) / extra <= 100, (kept - base) / extra
     assert (with_result - base) / extra <= 1_000, (with_result - base) / extra

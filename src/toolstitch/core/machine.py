@@ -16,6 +16,21 @@ a test regenerates it with ``transitions`` and fails if the file is stale. So
 ``import toolstitch`` never imports ``transitions``; only ``build_machine``,
 ``derive_table``, ``render_table`` and ``mermaid_diagram`` do, when called.
 
+Next to the table, the rules the table alone cannot say, as small pure functions the
+assembler asks (it never re-derives them):
+
+* ``next_state(state, trigger)``: a move, or ``IllegalTransition``;
+* ``on_first_id(state, has_arguments)`` and ``on_arguments(state)``: the triggers a call's
+  first id and its first non-empty arguments fragment fire (arguments that came before the
+  id are kept: the id then moves the call straight on to ``accumulating-args``);
+* ``is_ready(closed, named, has_id)``: the readiness rule. A call is ready - ``CallReady`` -
+  when its arguments object has closed *and* its name and id are known; whichever of the
+  three arrives last (the closing fragment, the last piece of the name, the id) triggers it;
+* ``at_end(named, closed, blank)``: what ``finish``/``end`` does with a call still open: no
+  name → discarded (``MissingName``); closed → ready (with a generated id if it never got
+  one); nothing but whitespace → ready with the empty-arguments object; an open prefix →
+  discarded (``TruncatedArguments``).
+
 Invariants the assembler keeps with this table:
 
 * a call's state only moves forward along the table; ``complete`` and ``discarded`` are final;
@@ -39,11 +54,20 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFINITION",
+    "EMPTY",
+    "MISSING_NAME",
+    "READY",
     "TABLE",
+    "TRUNCATED",
     "IllegalTransition",
+    "at_end",
     "build_machine",
+    "is_ready",
     "load_definition",
     "mermaid_diagram",
+    "next_state",
+    "on_arguments",
+    "on_first_id",
     "render_table",
 ]
 
@@ -155,6 +179,51 @@ def render_table(definition: Mapping[str, Any] | None = None) -> str:
         lines.append(f'    (_S.{source.name}, "{trigger}"): _S.{dest.name},')
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+_AWAITING_ID = CallState.AWAITING_ID
+_ACCUMULATING_NAME = CallState.ACCUMULATING_NAME
+
+
+def next_state(state: CallState, trigger: str) -> CallState:
+    """The state ``trigger`` moves a call in ``state`` to; ``IllegalTransition`` if none."""
+    try:
+        return TABLE[state, trigger]
+    except KeyError:
+        raise IllegalTransition(state, trigger) from None
+
+
+def on_first_id(state: CallState, has_arguments: bool) -> tuple[str, ...]:
+    """The triggers a call's first id fires: ``receive_id``, and ``receive_arguments`` too
+    if arguments arrived before it (they are kept)."""
+    if state is not _AWAITING_ID:
+        return ()
+    return ("receive_id", "receive_arguments") if has_arguments else ("receive_id",)
+
+
+def on_arguments(state: CallState) -> tuple[str, ...]:
+    """The triggers a non-empty arguments fragment fires (only the first after the id)."""
+    return ("receive_arguments",) if state is _ACCUMULATING_NAME else ()
+
+
+def is_ready(closed: bool, named: bool, has_id: bool) -> bool:
+    """The readiness rule: the arguments object has closed and the name and id are known."""
+    return closed and named and has_id
+
+
+#: What ``at_end`` decides for a call still open when the provider ends it.
+READY, EMPTY, MISSING_NAME, TRUNCATED = "ready", "empty", "missing-name", "truncated"
+
+
+def at_end(named: bool, closed: bool, blank: bool) -> str:
+    """The rule at ``finish``/``end`` for an open call (see the module docstring)."""
+    if not named:
+        return MISSING_NAME
+    if closed:
+        return READY
+    if blank:
+        return EMPTY
+    return TRUNCATED
 
 
 DEFINITION = load_definition()
