@@ -156,7 +156,7 @@ class Adapter:
 
     def feed(self, payload: object, *, event: str | None = None) -> Iterable[Item]:
         """One stream event (a mapping, or an SDK object); the items it caused."""
-        data = as_mapping(payload)
+        data = payload if type(payload) is dict else as_mapping(payload)
         if data is None:
             raise TypeError(f"cannot read a {type(payload).__name__} as a {self.name} event")
         return self._feed(data, event)

@@ -191,7 +191,15 @@ class ChatQuirks:
             if type(raw) is dict:
                 hit = self._continuation(raw, seen)
                 if hit is not None:
-                    yield from self._continue(raw, *hit)
+                    track, arguments, rest = hit
+                    if rest is None and track.index == raw["index"]:
+                        # The hot path, inline: the entry goes to the core as it came.
+                        yield raw
+                        self._latest = track
+                        if "}" in arguments:
+                            yield from self._readied(track)
+                    else:
+                        yield from self._continue(raw, *hit)
                     continue
             yield from self._entry(_Entry(raw), seen)
 
@@ -218,7 +226,8 @@ class ChatQuirks:
         if (
             record is None
             or record.closed
-            or record.state.is_final
+            or record.state is _COMPLETE
+            or record.state is _DISCARDED
             or len(arguments) >= record.length  # could be a cumulative re-send: look closer
         ):
             return None

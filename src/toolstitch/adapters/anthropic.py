@@ -151,7 +151,9 @@ class AnthropicAdapter(Adapter):
             )
 
     def _delta(self, payload: Mapping[str, Any], out: list[Item]) -> None:
-        delta = mapping(payload.get("delta"))
+        delta = payload.get("delta")
+        if type(delta) is not dict:  # a plain dict (the common case) skips the conversion
+            delta = mapping(delta)
         kind = delta.get("type")
         if kind == "text_delta":
             text = delta.get("text")

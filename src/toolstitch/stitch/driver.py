@@ -40,7 +40,7 @@ class Driver:
             if type(item) is dict:  # a delta in the wire shape (the OpenAI-Chat hot path)
                 out += assembler.feed(item)
             elif type(item) is Arguments:  # the hot path of the other providers
-                out += assembler.feed_arguments(item.index, item.fragment)
+                out += assembler.feed_arguments(*item)
             elif isinstance(item, Event):
                 out.append(item)
             elif isinstance(item, (Delta, Mapping)):
