@@ -839,3 +839,30 @@ def test_pure_python_backend_gives_the_same_results(monkeypatch: pytest.MonkeyPa
 
 def test_json_backend_is_reported() -> None:
     assert ijson.backend == toolstitch.JSON_BACKEND
+
+
+def test_the_record_view_is_the_core_s_own_and_ids_are_made_in_one_place() -> None:
+    asm = Assembler()
+    assert asm.record(0) is None
+    asm.feed(Delta(index=0, name="f", arguments='{"a": '))
+    record = asm.record(0)
+    assert record is not None
+    assert (record.index, record.id, record.name, record.closed, record.started) == (
+        0,
+        None,
+        "f",
+        False,
+        True,
+    )
+    assert (record.length, record.text()) == (6, '{"a": ')
+    assert record.close_offset("1} ") == 2  # a lookahead: nothing changes
+    assert record.closed is False
+    assert record.length == 6
+    asm.feed(Delta(index=0, arguments="1}"))
+    predicted = asm.generated_id(0)
+    assert predicted == f"{GENERATED_ID_PREFIX}0"
+    (ready,) = [e for e in asm.finish() if isinstance(e, CallReady)]
+    assert ready.call.id == predicted == record.id
+    assert record.state is CallState.COMPLETE
+    assert record.result == ready.call
+    assert asm.generated_id(0) == f"{GENERATED_ID_PREFIX}0-2"  # that id is taken now
