@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from driven import Driven
 from fixtures.expected import fixture_names, load, normalize, payloads
 from toolstitch.adapters import AnthropicAdapter, detect
-from toolstitch.core.assembler import Assembler
 from toolstitch.stitch.stitcher import stitch
 from toolstitch.vocab.call_events import CallDiscarded, CallReady
 from toolstitch.vocab.errors import ProviderError
@@ -39,7 +39,7 @@ def test_detected_from_message_events() -> None:
 
 
 def test_block_stop_is_an_explicit_end() -> None:
-    adapter = AnthropicAdapter(Assembler())
+    adapter = Driven(AnthropicAdapter)
     adapter.feed(start(1))
     adapter.feed(part(1, '{"a": '))
     events = adapter.feed(stop(1))
@@ -49,7 +49,7 @@ def test_block_stop_is_an_explicit_end() -> None:
 
 
 def test_no_argument_tool_gets_its_start_input() -> None:
-    adapter = AnthropicAdapter(Assembler())
+    adapter = Driven(AnthropicAdapter)
     adapter.feed(start(0))
     adapter.feed(part(0, ""))
     events = adapter.feed(stop(0))
@@ -57,7 +57,7 @@ def test_no_argument_tool_gets_its_start_input() -> None:
 
 
 def test_server_tool_is_never_a_call() -> None:
-    adapter = AnthropicAdapter(Assembler())
+    adapter = Driven(AnthropicAdapter)
     events = adapter.feed(start(0, "server_tool_use", "web_search"))
     events += adapter.feed(part(0, '{"query": "x"}'))
     assert events == []
@@ -72,7 +72,7 @@ def test_server_tool_is_never_a_call() -> None:
 
 
 def test_server_tool_cut_off_is_reported_with_its_error() -> None:
-    adapter = AnthropicAdapter(Assembler())
+    adapter = Driven(AnthropicAdapter)
     adapter.feed(start(0, "mcp_tool_use", "lookup"))
     adapter.feed(part(0, '{"q": '))
     (event,) = adapter.close()
@@ -83,7 +83,7 @@ def test_server_tool_cut_off_is_reported_with_its_error() -> None:
 
 
 def test_error_event() -> None:
-    adapter = AnthropicAdapter(Assembler())
+    adapter = Driven(AnthropicAdapter)
     (event,) = adapter.feed(
         {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     )
@@ -108,7 +108,7 @@ def test_sdk_event_objects(name: str) -> None:
 
 def test_adapter_takes_sdk_objects_directly() -> None:
     types = pytest.importorskip("anthropic.types")
-    adapter = AnthropicAdapter(Assembler())
+    adapter = Driven(AnthropicAdapter)
     events = adapter.feed(types.RawContentBlockStartEvent.model_validate(start(0)))
     events += adapter.feed(types.RawContentBlockDeltaEvent.model_validate(part(0, '{"a": 1}')))
     events += adapter.feed(types.RawContentBlockStopEvent.model_validate(stop(0)))

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from driven import Driven
 from fixtures.expected import fixture_names, load, normalize, payloads
 from toolstitch.adapters import GeminiAdapter, detect
 from toolstitch.adapters.gemini import PathError, _PathWriter, parse_json_path
-from toolstitch.core.assembler import Assembler
 from toolstitch.stitch.stitcher import stitch
 from toolstitch.vocab.call_events import CallReady, CallWarning
 
@@ -30,7 +30,7 @@ def test_detected_from_candidates() -> None:
 
 
 def test_parallel_calls_to_one_tool_get_distinct_ids_in_order() -> None:
-    adapter = GeminiAdapter(Assembler())
+    adapter = Driven(GeminiAdapter)
     events = adapter.feed(
         chunk(
             {"functionCall": {"name": "read", "args": {"p": "a"}}},
@@ -47,7 +47,7 @@ def test_parallel_calls_to_one_tool_get_distinct_ids_in_order() -> None:
 
 
 def test_snake_case_keys_as_some_sdks_dump_them() -> None:
-    adapter = GeminiAdapter(Assembler())
+    adapter = Driven(GeminiAdapter)
     events = adapter.feed(
         {
             "candidates": [
@@ -80,7 +80,7 @@ def test_snake_case_keys_as_some_sdks_dump_them() -> None:
 
 
 def test_a_new_call_closes_an_unterminated_streamed_one() -> None:
-    adapter = GeminiAdapter(Assembler())
+    adapter = Driven(GeminiAdapter)
     events = adapter.feed(chunk({"functionCall": {"name": "f", "willContinue": True}}))
     events += adapter.feed(
         chunk(
@@ -100,7 +100,7 @@ def test_a_new_call_closes_an_unterminated_streamed_one() -> None:
 
 
 def test_arguments_given_whole_on_the_opening_part() -> None:
-    adapter = GeminiAdapter(Assembler())
+    adapter = Driven(GeminiAdapter)
     adapter.feed(chunk({"functionCall": {"name": "f", "args": {"a": 1}, "willContinue": True}}))
     adapter.feed(
         chunk(
@@ -117,17 +117,17 @@ def test_arguments_given_whole_on_the_opening_part() -> None:
 
 
 def test_arguments_without_a_call_are_missing_a_name() -> None:
-    adapter = GeminiAdapter(Assembler())
+    adapter = Driven(GeminiAdapter)
     events = adapter.feed(chunk({"functionCall": {"args": {"a": 1}}}))
     assert [e.error.code for e in events if hasattr(e, "error")] == ["missing-name"]
 
 
 def test_stray_terminator_is_ignored() -> None:
-    assert GeminiAdapter(Assembler()).feed(chunk({"functionCall": {}})) == []
+    assert Driven(GeminiAdapter).feed(chunk({"functionCall": {}})) == []
 
 
 def test_max_tokens_leaves_a_streamed_call_truncated() -> None:
-    adapter = GeminiAdapter(Assembler())
+    adapter = Driven(GeminiAdapter)
     adapter.feed(chunk({"functionCall": {"name": "f", "willContinue": True}}))
     adapter.feed(
         chunk(

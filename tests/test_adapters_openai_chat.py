@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from driven import Driven
 from fixtures.expected import fixture_names, load, normalize, payloads
 from toolstitch.adapters import OpenAIChatAdapter, detect
-from toolstitch.core.assembler import Assembler
 from toolstitch.stitch.stitcher import stitch
 from toolstitch.vocab.call_events import CallReady
 from toolstitch.vocab.errors import ProviderError
@@ -36,7 +36,7 @@ def test_detected_from_choices_or_object() -> None:
 
 
 def test_text_reasoning_finish_and_usage() -> None:
-    adapter = OpenAIChatAdapter(Assembler())
+    adapter = Driven(OpenAIChatAdapter)
     events = adapter.feed(chunk({"role": "assistant", "content": "Hi", "reasoning_content": "R"}))
     events += adapter.feed(chunk({"reasoning": "S"}))  # OpenRouter / Groq spelling
     events += adapter.feed(chunk({}, "stop"))
@@ -54,7 +54,7 @@ def test_text_reasoning_finish_and_usage() -> None:
 
 
 def test_error_object_in_place_of_a_chunk() -> None:
-    adapter = OpenAIChatAdapter(Assembler())
+    adapter = Driven(OpenAIChatAdapter)
     (event,) = adapter.feed({"error": {"message": "boom", "type": "server_error", "code": None}})
     assert isinstance(event, StreamFailed)
     assert isinstance(event.error, ProviderError)
@@ -66,7 +66,7 @@ def test_error_object_in_place_of_a_chunk() -> None:
 
 
 def test_whole_message_instead_of_delta() -> None:
-    adapter = OpenAIChatAdapter(Assembler())
+    adapter = Driven(OpenAIChatAdapter)
     events = adapter.feed(
         {
             "choices": [
@@ -91,7 +91,7 @@ def test_whole_message_instead_of_delta() -> None:
 
 
 def test_other_choices_are_ignored() -> None:
-    adapter = OpenAIChatAdapter(Assembler(), choice=1)
+    adapter = Driven(OpenAIChatAdapter, choice=1)
     assert adapter.feed(chunk({"content": "zero"})) == []
 
 

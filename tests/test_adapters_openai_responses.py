@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from driven import Driven
 from fixtures.expected import fixture_names, load, normalize, payloads
 from toolstitch.adapters import OpenAIResponsesAdapter, detect
-from toolstitch.core.assembler import Assembler
 from toolstitch.stitch.stitcher import stitch
 from toolstitch.vocab.call_events import CallReady, CallWarning
 from toolstitch.vocab.stream_events import FinishReason, ReasoningDelta, StreamFailed, TextDelta
@@ -52,7 +52,7 @@ def test_detected_from_response_events() -> None:
 
 
 def test_done_ends_the_call() -> None:
-    adapter = OpenAIResponsesAdapter(Assembler())
+    adapter = Driven(OpenAIResponsesAdapter)
     adapter.feed(item())
     # an empty object that the deltas do not close: .done is the explicit end
     events = adapter.feed(delta("{"))
@@ -63,7 +63,7 @@ def test_done_ends_the_call() -> None:
 
 
 def test_done_without_deltas_yields_the_call() -> None:
-    adapter = OpenAIResponsesAdapter(Assembler())
+    adapter = Driven(OpenAIResponsesAdapter)
     adapter.feed(item())
     events = adapter.feed(done('{"a": 1}'))
     ready = [e.call for e in events if isinstance(e, CallReady)]
@@ -74,7 +74,7 @@ def test_done_without_deltas_yields_the_call() -> None:
 
 
 def test_done_with_the_same_text_is_silent() -> None:
-    adapter = OpenAIResponsesAdapter(Assembler())
+    adapter = Driven(OpenAIResponsesAdapter)
     adapter.feed(item())
     events = (
         adapter.feed(delta('{"a":')) + adapter.feed(delta(" 1}")) + adapter.feed(done('{"a": 1}'))
@@ -95,7 +95,7 @@ def test_done_with_the_same_text_is_silent() -> None:
 
 
 def test_delta_found_by_item_id_when_output_index_is_missing() -> None:
-    adapter = OpenAIResponsesAdapter(Assembler())
+    adapter = Driven(OpenAIResponsesAdapter)
     adapter.feed(item())
     events = adapter.feed(
         {"type": "response.function_call_arguments.delta", "item_id": "fc_0", "delta": "{}"}
@@ -104,7 +104,7 @@ def test_delta_found_by_item_id_when_output_index_is_missing() -> None:
 
 
 def test_text_reasoning_and_text_done_without_deltas() -> None:
-    adapter = OpenAIResponsesAdapter(Assembler())
+    adapter = Driven(OpenAIResponsesAdapter)
     events = adapter.feed({"type": "response.reasoning_text.delta", "delta": "think"})
     events += adapter.feed(
         {
@@ -118,7 +118,7 @@ def test_text_reasoning_and_text_done_without_deltas() -> None:
 
 
 def test_failed_response_is_a_stream_error() -> None:
-    adapter = OpenAIResponsesAdapter(Assembler())
+    adapter = Driven(OpenAIResponsesAdapter)
     events = adapter.feed(
         {
             "type": "response.failed",

@@ -13,6 +13,8 @@ from typing import Any
 
 import ijson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolstitch
 from reference import first_bad_offset, object_end
@@ -699,6 +701,20 @@ def test_max_calls() -> None:
     assert asm.finish() == []
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=60))
+def test_refused_indices_are_kept_as_ranges_that_behave_as_a_set(indices: list[int]) -> None:
+    from toolstitch.core.assembler import _IndexSet
+
+    ranges, reference = _IndexSet(), set()
+    for index in indices:
+        ranges.add(index)
+        reference.add(index)
+        assert ranges.highest == max(reference)
+    assert [i for i in range(-1, 45) if i in ranges] == sorted(reference)
+    assert bool(ranges) == bool(reference)
+
+
 @pytest.mark.parametrize(
     "fields",
     [
@@ -823,3 +839,30 @@ def test_pure_python_backend_gives_the_same_results(monkeypatch: pytest.MonkeyPa
 
 def test_json_backend_is_reported() -> None:
     assert ijson.backend == toolstitch.JSON_BACKEND
+
+
+def test_the_record_view_is_the_core_s_own_and_ids_are_made_in_one_place() -> None:
+    asm = Assembler()
+    assert asm.record(0) is None
+    asm.feed(Delta(index=0, name="f", arguments='{"a": '))
+    record = asm.record(0)
+    assert record is not None
+    assert (record.index, record.id, record.name, record.closed, record.started) == (
+        0,
+        None,
+        "f",
+        False,
+        True,
+    )
+    assert (record.length, record.text()) == (6, '{"a": ')
+    assert record.close_offset("1} ") == 2  # a lookahead: nothing changes
+    assert record.closed is False
+    assert record.length == 6
+    asm.feed(Delta(index=0, arguments="1}"))
+    predicted = asm.generated_id(0)
+    assert predicted == f"{GENERATED_ID_PREFIX}0"
+    (ready,) = [e for e in asm.finish() if isinstance(e, CallReady)]
+    assert ready.call.id == predicted == record.id
+    assert record.state is CallState.COMPLETE
+    assert record.result == ready.call
+    assert asm.generated_id(0) == f"{GENERATED_ID_PREFIX}0-2"  # that id is taken now

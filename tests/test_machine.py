@@ -218,3 +218,21 @@ def test_every_move_the_assembler_makes_is_declared(
         asm.finish()
     assert moves
     assert set(moves) <= allowed
+
+
+def test_generated_table_is_fresh() -> None:
+    # core/_table.py is derived by transitions at build time, so that importing toolstitch
+    # never imports transitions; regenerate with ``python -m toolstitch.core.machine``.
+    generated = Path(_machine.__file__).with_name("_table.py").read_text(encoding="utf-8")
+    assert generated == _machine.render_table(), (
+        "core/_table.py is stale: run python -m toolstitch.core.machine"
+    )
+
+
+def test_importing_toolstitch_does_not_import_transitions() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, toolstitch; print('transitions' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -7,14 +7,18 @@ shapes come from ../shared/quirks.md) and checks the calls and the warning codes
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from toolstitch.adapters.chat_quirks import QUIRK_CODES, ChatQuirks
+from toolstitch.adapters._openai_chat_quirks import ChatQuirks
+from toolstitch.adapters.quirk_codes import QUIRK_CODES
 from toolstitch.core.assembler import Assembler
+from toolstitch.core.instructions import Item
+from toolstitch.stitch.driver import Driver
 from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallWarning, Event
 from toolstitch.vocab.errors import ProviderQuirk
 from toolstitch.vocab.stream_events import StreamWarning
@@ -22,11 +26,34 @@ from toolstitch.vocab.stream_events import StreamWarning
 ROOT = Path(__file__).parents[1]
 
 
+class _DrivenQuirks:
+    """``ChatQuirks`` over a real core: each method returns the events its items led to."""
+
+    def __init__(self) -> None:
+        self.assembler = Assembler()
+        self.layer = ChatQuirks(self.assembler)
+        self.driver = Driver(self.assembler)
+
+    def _drive(self, items: Iterable[Item]) -> list[Event]:
+        out: list[Event] = []
+        self.driver.drive(items, out)
+        return out
+
+    def feed(self, tool_calls: object) -> list[Event]:
+        return self._drive(self.layer.feed(tool_calls))
+
+    def finish_reason(self, reason: str) -> list[Event]:
+        return self._drive(self.layer.finish_reason(reason))
+
+    def close(self) -> list[Event]:
+        return self._drive(self.layer.close())
+
+
 class Run:
     """Feeds deltas (lists of entries) and keeps every event."""
 
     def __init__(self) -> None:
-        self.quirks = ChatQuirks(Assembler())
+        self.quirks = _DrivenQuirks()
         self.events: list[Event] = []
 
     def feed(self, *entries: Any) -> Run:

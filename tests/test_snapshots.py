@@ -5,31 +5,39 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolstitch import Assembler, CallState, Delta
+from toolstitch import Assembler, CallDiscarded, CallState, Delta
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.text(min_size=1, max_size=5), min_size=1, max_size=700))
 def test_each_snapshot_keeps_the_text_it_saw(pieces: list[str]) -> None:
-    # Any text at all (validity aside): a call that gets discarded keeps its text too.
+    # Any text at all (validity aside).
     assembler = Assembler()
     assembler.feed(Delta(index=0, id="c", name="f"))
     snapshots = []
+    discarded: list[CallDiscarded] = []
     for piece in pieces:
-        assembler.feed(Delta(index=0, arguments=piece))
+        events = assembler.feed(Delta(index=0, arguments=piece))
+        discarded += [e for e in events if isinstance(e, CallDiscarded)]
         snapshot = assembler.call(0)
         assert snapshot is not None
         snapshots.append(snapshot)
     # Read only now, after later fragments (and chunk joins) happened: each snapshot shows
-    # the text as it was. The text grows with every fragment until the call is discarded
-    # (the fragment that discards it is kept, for the error report).
+    # the text as it was. The text grows with every fragment until the call is discarded;
+    # the fragment that discards it is kept in the CallDiscarded event, for the error report,
+    # and the call itself keeps no text from then on.
     expected = ""
     stopped = False
     for piece, snapshot in zip(pieces, snapshots, strict=True):
         if not stopped:
             expected += piece
-        stopped = stopped or snapshot.state is CallState.DISCARDED
-        assert snapshot.arguments == expected
+        if snapshot.state is CallState.DISCARDED:
+            if not stopped:
+                assert [e.arguments for e in discarded] == [expected]
+            stopped = True
+            assert snapshot.arguments == ""
+        else:
+            assert snapshot.arguments == expected
 
 
 def test_call_reports_closed_and_unknown_indices() -> None:

@@ -416,3 +416,38 @@ def test_events_are_frozen_value_objects() -> None:
         TextDelta("a")  # type: ignore[call-arg]  # keyword-only
     usage = Usage(usage={"a": 1})
     assert json.dumps(usage.usage) == '{"a": 1}'
+
+
+def test_indices_past_max_calls_keep_almost_nothing_through_stitch() -> None:
+    # Through the OpenAI-Chat adapter and its quirk layer: neither keeps anything for an
+    # index the core refused (the quirk layer used to keep ~3 KB of mirror per index). What
+    # stays is the result's record of each discard (StitchResult.discarded, by design) and
+    # the core's record of refused indices (ranges: a few bytes for a run).
+    import tracemalloc
+
+    extra = 20_000
+
+    def chunks() -> Iterator[dict[str, Any]]:
+        for i in range(8 + extra):
+            entry = {"index": i, "id": f"c{i}", "type": "function"}
+            entry["function"] = {"name": "f", "arguments": "{}"}
+            yield {"choices": [{"index": 0, "delta": {"tool_calls": [entry]}}]}
+
+    tracemalloc.start()
+    try:
+        base, _ = tracemalloc.get_traced_memory()
+        run = stitch(chunks(), "openai-chat", limits=Limits(max_calls=8))
+        for _ in run:
+            pass
+        with_result, _ = tracemalloc.get_traced_memory()
+        discarded = len(run.stitcher._discarded)
+        run.stitcher._discarded.clear()  # the result's own record of each discard
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert discarded == extra
+    assert len(run.result.calls) == 8
+    # docs/safety.md: at most 100 B per extra index (the core keeps runs of refused indices
+    # as ranges; the layers above it keep nothing per index).
+    assert (kept - base) / extra <= 100, (kept - base) / extra
+    assert (with_result - base) / extra <= 1_000, (with_result - base) / extra

@@ -7,9 +7,10 @@ returns events (``CallStarted``, ``ArgumentsDelta``, ``CallReady``, ``CallDiscar
 
 from __future__ import annotations
 
-from toolstitch.adapters.chat_quirks import QUIRK_CODES
-from toolstitch.core.assembler import GENERATED_ID_PREFIX, Assembler
+from toolstitch.adapters.quirk_codes import QUIRK_CODES
+from toolstitch.core.assembler import Assembler
 from toolstitch.core.deltas import Delta
+from toolstitch.core.ids import GENERATED_ID_PREFIX
 from toolstitch.json.tokenizer import BACKEND as JSON_BACKEND
 from toolstitch.stitch.recovery import ToolErrorReply, tool_error_reply
 from toolstitch.stitch.stitcher import AsyncStitch, Stitch, Stitcher, StitchResult, astitch, stitch

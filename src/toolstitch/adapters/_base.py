@@ -1,19 +1,33 @@
 """What every provider adapter shares: the adapter protocol and small helpers.
 
 An adapter turns one provider's stream events (dicts, as decoded from the wire, or the
-official SDK's objects, converted with ``as_mapping``) into core events - by feeding deltas
-to an ``Assembler``, directly or through the quirk layer - and stream-level events. Like
-every stage of toolstitch it is sans-I/O: ``feed(payload) -> list[Event]`` and
-``close() -> list[Event]``.
+official SDK's objects, converted with ``as_mapping``) into *items* and returns them, in the
+order they happen: tool-call deltas whose core index the adapter has already chosen
+(``Delta``, a plain dict in the OpenAI wire shape, or ``Arguments``), the core's small
+instructions (``EndCall``, ``Finish``, and ``ServerDelta``/``ServerEnd`` for calls the
+provider runs itself; see ``toolstitch.core.instructions``), and stream events
+(``TextDelta``, ``FinishReason``, ``Usage``, ``StreamFailed``, quirk ``CallWarning`` /
+``StreamWarning`` …). It never owns or drives an ``Assembler``: the ``Stitcher`` applies each
+delta and instruction to its assembler as it comes and passes the events on. So an adapter
+is tested alone by feeding it payloads and looking at the items. Like every stage it is
+sans-I/O: ``feed(payload, *, event=None)`` and ``close()``.
+
+The pull design: ``feed`` and ``close`` return an *iterable* that the caller consumes item by
+item, applying each delta before it asks for the next item. Adapters that must read the
+core's record after an earlier item of the same payload (the OpenAI-Chat quirk layer: several
+entries in one chunk, a fragment split at the close) are generators, so the record they read
+through ``records`` (a read-only ``CallRecords`` view) is current at each resume; the others
+return lists. Consume the result once, fully, before the next ``feed``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolstitch.core.assembler import Assembler
-from toolstitch.vocab.call_events import CallWarning, Event
+from toolstitch.core.instructions import Item
+from toolstitch.core.record import CallRecords
+from toolstitch.vocab.call_events import CallWarning
 from toolstitch.vocab.errors import ProviderError, ProviderQuirk
 from toolstitch.vocab.stream_events import StreamFailed
 
@@ -80,7 +94,7 @@ def quirk_warning(
     )
 
 
-def provider_error(error: object, *, http_event: str | None = None) -> StreamFailed:
+def provider_error(error: object) -> StreamFailed:
     """A ``StreamFailed`` for an error object sent inside the stream.
 
     ``error`` is the provider's error object (``{"type", "message"}`` for Anthropic,
@@ -111,29 +125,44 @@ def provider_error(error: object, *, http_event: str | None = None) -> StreamFai
     return StreamFailed(error=ProviderError(text, kind=kind, payload=payload))
 
 
+class _NoRecords:
+    """The records of a core that has seen nothing (an adapter used on its own)."""
+
+    def record(self, index: int) -> None:
+        return None
+
+    def generated_id(self, index: int) -> str:
+        from toolstitch.core.ids import generated_id
+
+        return generated_id(index, ())
+
+
 class Adapter:
     """Base class of the provider adapters.
 
     ``name`` is the provider id (``"openai-chat"``, ``"openai-responses"``, ``"anthropic"``,
-    ``"gemini"``). ``feed`` takes one decoded stream event; ``event`` is the SSE event name
-    when there was one. ``close`` ends the stream: every call still open is resolved.
+    ``"gemini"``). ``choice`` selects the choice or candidate to follow; ``records`` is the
+    core's read-only ``CallRecords`` (the ``Assembler`` the items go to), for the adapters
+    that read it. ``feed`` takes one decoded stream event; ``event`` is the SSE event name
+    when there was one. ``close`` ends the stream: every call still open is resolved. Both
+    return the items (see the module docstring).
     """
 
     name: str = ""
 
-    def __init__(self, assembler: Assembler, *, choice: int = 0) -> None:
-        self.assembler = assembler
+    def __init__(self, *, choice: int = 0, records: CallRecords | None = None) -> None:
         self.choice = choice
+        self.records: CallRecords = _NoRecords() if records is None else records
 
-    def feed(self, payload: object, *, event: str | None = None) -> list[Event]:
-        """One stream event (a mapping, or an SDK object); the events it caused."""
-        data = as_mapping(payload)
+    def feed(self, payload: object, *, event: str | None = None) -> Iterable[Item]:
+        """One stream event (a mapping, or an SDK object); the items it caused."""
+        data = payload if type(payload) is dict else as_mapping(payload)
         if data is None:
             raise TypeError(f"cannot read a {type(payload).__name__} as a {self.name} event")
         return self._feed(data, event)
 
-    def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Event]:
+    def _feed(self, payload: Mapping[str, Any], event: str | None) -> Iterable[Item]:
         raise NotImplementedError
 
-    def close(self) -> list[Event]:
+    def close(self) -> Iterable[Item]:
         raise NotImplementedError

@@ -1,4 +1,4 @@
-"""Anthropic Messages streams → events.
+"""Anthropic Messages streams → items.
 
 What arrives: ``message_start``; per content block ``content_block_start`` (a ``text``,
 ``thinking``, ``tool_use``, ``server_tool_use`` … block, keyed by its ``index``), deltas
@@ -7,27 +7,27 @@ What arrives: ``message_start``; per content block ``content_block_start`` (a ``
 ``message_stop``; ``ping``; and possibly ``error``.
 
 A ``tool_use`` block is one call whose index is the block index. ``content_block_stop`` is
-an explicit end, so the call is resolved there (``Assembler.end``): ready, or discarded
-(e.g. truncated). A block whose only ``partial_json`` is empty takes the block's start
-``input`` (``{}``). ``server_tool_use`` / ``mcp_tool_use`` blocks are run by Anthropic: they
-are assembled apart and reported as ``ServerToolCall`` events, never as calls to dispatch.
-An ``error`` event becomes a ``StreamFailed`` with a ``ProviderError``.
+an explicit end, so the call is resolved there (``EndCall``): ready, or discarded (e.g.
+truncated). A block whose only ``partial_json`` is empty takes the block's start ``input``
+(``{}``). ``server_tool_use`` / ``mcp_tool_use`` blocks are run by Anthropic: their deltas
+are marked ``ServerDelta`` and their end ``ServerEnd``, so that the ``Stitcher`` assembles
+them apart and reports them as ``ServerToolCall`` events, never as calls to dispatch. An
+``error`` event becomes a ``StreamFailed`` with a ``ProviderError``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
-from toolstitch.core.assembler import Assembler
 from toolstitch.core.deltas import Delta
-from toolstitch.vocab.call_events import CallDiscarded, CallReady, Event
+from toolstitch.core.instructions import EndCall, Finish, Item, ServerDelta, ServerEnd, arguments
+from toolstitch.core.record import CallRecords
 from toolstitch.vocab.errors import ProviderQuirk
 from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningDelta,
-    ServerToolCall,
     StreamWarning,
     TextDelta,
     Usage,
@@ -35,7 +35,14 @@ from toolstitch.vocab.stream_events import (
 
 from ._base import Adapter, mapping, provider_error, quirk_warning
 
-__all__ = ["AnthropicAdapter"]
+__all__ = ["CODES", "AnthropicAdapter"]
+
+#: The ``quirk-…`` codes only this adapter emits (it also uses ``quirk-index-invalid`` and
+#: ``quirk-index-negative``, declared with the OpenAI-Chat codes).
+CODES: Final[dict[str, str]] = {
+    "quirk-input-at-block-start": "a tool block carried its input at content_block_start and "
+    "streamed none",
+}
 
 #: Block types that Anthropic executes itself.
 SERVER_BLOCKS = frozenset({"server_tool_use", "mcp_tool_use"})
@@ -43,7 +50,7 @@ CLIENT_BLOCKS = frozenset({"tool_use"})
 
 
 class _Block:
-    __slots__ = ("core", "events", "id", "input", "kind", "name", "streamed")
+    __slots__ = ("core", "id", "input", "kind", "name", "streamed")
 
     def __init__(self, kind: str, block_id: str | None, name: str | None, start: object) -> None:
         self.kind = kind
@@ -51,8 +58,7 @@ class _Block:
         self.name = name
         self.input = start
         self.streamed = False  # a non-empty partial_json arrived
-        self.events: list[Event] = []  # a server block's events, reported at its end
-        self.core = 0  # the call's index in the assembler (the block index when usable)
+        self.core = 0  # the call's index in the core (the block index when usable)
 
 
 class AnthropicAdapter(Adapter):
@@ -60,17 +66,14 @@ class AnthropicAdapter(Adapter):
 
     name = "anthropic"
 
-    def __init__(self, assembler: Assembler, *, choice: int = 0) -> None:
-        super().__init__(assembler, choice=choice)
-        # Server tool calls get an assembler of their own: validated like client calls,
-        # but their events never reach the caller as calls.
-        self.server = Assembler(limits=assembler.limits)
+    def __init__(self, *, choice: int = 0, records: CallRecords | None = None) -> None:
+        super().__init__(choice=choice, records=records)
         self._blocks: dict[int, _Block] = {}
         self._cores: set[int] = set()  # call indices given out
 
-    def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Event]:
+    def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
         kind = payload.get("type") or event
-        out: list[Event] = []
+        out: list[Item] = []
         if kind == "content_block_delta":
             self._delta(payload, out)
         elif kind == "content_block_start":
@@ -93,7 +96,7 @@ class AnthropicAdapter(Adapter):
             out.append(provider_error(payload.get("error", payload)))
         return out
 
-    def _start(self, payload: Mapping[str, Any], out: list[Event]) -> None:
+    def _start(self, payload: Mapping[str, Any], out: list[Item]) -> None:
         index = payload.get("index")
         block = mapping(payload.get("content_block"))
         kind = block.get("type")
@@ -112,29 +115,7 @@ class AnthropicAdapter(Adapter):
                 )
             return
         if kind in CLIENT_BLOCKS or kind in SERVER_BLOCKS:
-            block_id = block.get("id") if isinstance(block.get("id"), str) else None
-            name = block.get("name") if isinstance(block.get("name"), str) else None
-            state = _Block(kind, block_id, name, block.get("input"))
-            # A negative block index cannot be a call index: the call gets the next free one.
-            state.core = index if index >= 0 else max(self._cores, default=-1) + 1
-            self._cores.add(state.core)
-            self._blocks[index] = state
-            target = self.assembler if kind in CLIENT_BLOCKS else self.server
-            events = target.feed(Delta(index=state.core, id=block_id or None, name=name or None))
-            if index < 0:
-                events.append(
-                    quirk_warning(
-                        "quirk-index-negative",
-                        f"the block's index {index} was replaced by {state.core}",
-                        index=state.core,
-                        call_id=block_id,
-                        name=name,
-                    )
-                )
-            if kind in CLIENT_BLOCKS:
-                out.extend(events)
-            else:
-                state.events.extend(events)
+            self._tool_block(index, kind, block, out)
         elif kind == "text":
             text = block.get("text")
             if isinstance(text, str) and text:
@@ -144,8 +125,35 @@ class AnthropicAdapter(Adapter):
             if isinstance(text, str) and text:
                 out.append(ReasoningDelta(text=text))
 
-    def _delta(self, payload: Mapping[str, Any], out: list[Event]) -> None:
-        delta = mapping(payload.get("delta"))
+    def _tool_block(self, index: int, kind: str, block: Mapping[str, Any], out: list[Item]) -> None:
+        """A ``tool_use`` (or server tool) block starts: a call, keyed by the block index."""
+        block_id = block.get("id") if isinstance(block.get("id"), str) else None
+        name = block.get("name") if isinstance(block.get("name"), str) else None
+        state = _Block(kind, block_id, name, block.get("input"))
+        # A negative block index cannot be a call index: the call gets the next free one.
+        state.core = index if index >= 0 else max(self._cores, default=-1) + 1
+        self._cores.add(state.core)
+        self._blocks[index] = state
+        delta = Delta(index=state.core, id=block_id or None, name=name or None)
+        if kind not in CLIENT_BLOCKS:
+            out.append(ServerDelta(delta))
+            return
+        out.append(delta)
+        if index < 0:
+            out.append(
+                quirk_warning(
+                    "quirk-index-negative",
+                    f"the block's index {index} was replaced by {state.core}",
+                    index=state.core,
+                    call_id=block_id,
+                    name=name,
+                )
+            )
+
+    def _delta(self, payload: Mapping[str, Any], out: list[Item]) -> None:
+        delta = payload.get("delta")
+        if type(delta) is not dict:  # a plain dict (the common case) skips the conversion
+            delta = mapping(delta)
         kind = delta.get("type")
         if kind == "text_delta":
             text = delta.get("text")
@@ -159,15 +167,15 @@ class AnthropicAdapter(Adapter):
                 return
             state.streamed = True
             if state.kind in CLIENT_BLOCKS:
-                out.extend(self.assembler.feed_arguments(state.core, fragment))
+                out.append(arguments(state.core, fragment))
             else:
-                state.events.extend(self.server.feed_arguments(state.core, fragment))
+                out.append(ServerDelta(Delta(index=state.core, arguments=fragment)))
         elif kind == "thinking_delta":
             text = delta.get("thinking")
             if isinstance(text, str) and text:
                 out.append(ReasoningDelta(text=text))
 
-    def _stop(self, payload: Mapping[str, Any], out: list[Event]) -> None:
+    def _stop(self, payload: Mapping[str, Any], out: list[Item]) -> None:
         index = payload.get("index")
         if not isinstance(index, int) or isinstance(index, bool):
             return
@@ -175,9 +183,6 @@ class AnthropicAdapter(Adapter):
         if state is None:
             return
         client = state.kind in CLIENT_BLOCKS
-        target = self.assembler if client else self.server
-        events: list[Event] = state.events
-        state.events = []
         note = None
         if not state.streamed:
             start = state.input if state.input is not None else {}
@@ -190,48 +195,20 @@ class AnthropicAdapter(Adapter):
                     call_id=state.id,
                     name=state.name,
                 )
-            events.extend(target.feed(Delta(index=state.core, arguments=text)))
-        events.extend(target.end(state.core))
+            delta = Delta(index=state.core, arguments=text)
+            out.append(delta if client else ServerDelta(delta))
         if client:
-            out.extend(events)
+            out.append(EndCall(state.core))
             if note is not None:
                 out.append(note)
         else:
-            out.extend(self._server_calls(events, state))
+            out.append(ServerEnd(state.core, state.id, state.kind))
 
-    def _server_calls(self, events: list[Event], state: _Block) -> list[Event]:
-        found: list[Event] = []
-        for event in events:
-            if isinstance(event, CallReady):
-                call = event.call
-                found.append(
-                    ServerToolCall(
-                        index=call.index,
-                        id=state.id,
-                        name=call.name,
-                        type=state.kind,
-                        arguments=call.arguments,
-                        parsed_arguments=call.parsed_arguments,
-                    )
-                )
-            elif isinstance(event, CallDiscarded):
-                found.append(
-                    ServerToolCall(
-                        index=event.index,
-                        id=state.id,
-                        name=event.name,
-                        type=state.kind,
-                        arguments=event.arguments,
-                        error=event.error,
-                    )
-                )
-        return found
-
-    def close(self) -> list[Event]:
-        out: list[Event] = self.assembler.finish()
+    def close(self) -> list[Item]:
+        out: list[Item] = [Finish()]
         for _, state in sorted(self._blocks.items()):
             if state.kind in SERVER_BLOCKS:
-                events = state.events + self.server.end(state.core)
-                state.events = []
-                out.extend(self._server_calls(events, state))
+                # The Stitcher ends each server call once: this matters only if its stop
+                # never came.
+                out.append(ServerEnd(state.core, state.id, state.kind))
         return out

@@ -1,4 +1,4 @@
-"""Gemini ``streamGenerateContent`` (AI Studio and Vertex AI) → events.
+"""Gemini ``streamGenerateContent`` (AI Studio and Vertex AI) → items.
 
 What arrives: ``GenerateContentResponse`` chunks, ``{"candidates": [{"content": {"parts":
 [...]}, "finishReason"}], "usageMetadata"}``, as SSE (``alt=sse``) or as the elements of one
@@ -27,16 +27,24 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
-from toolstitch.core.assembler import Assembler
 from toolstitch.core.deltas import Delta
-from toolstitch.vocab.call_events import Event
+from toolstitch.core.instructions import EndCall, Finish, Item
+from toolstitch.core.record import CallRecords
 from toolstitch.vocab.stream_events import FinishReason, ReasoningDelta, TextDelta, Usage
 
 from ._base import Adapter, get, mapping, provider_error, quirk_warning
 
-__all__ = ["GeminiAdapter", "PathError", "parse_json_path"]
+__all__ = ["CODES", "GeminiAdapter", "PathError", "parse_json_path"]
+
+#: The ``quirk-…`` codes this adapter emits, with what each means.
+CODES: Final[dict[str, str]] = {
+    "quirk-partial-args-unterminated": "streamed partialArgs were not closed by an empty "
+    "functionCall",
+    "quirk-partial-args-out-of-order": "a partialArgs jsonPath went back into a value already "
+    "closed",
+}
 
 _STEP = re.compile(
     r"""\.(?P<name>[^.\[\]]+)|\[(?P<index>\d+)\]|\[(?P<quote>['"])(?P<key>(?:\\.|(?!(?P=quote)).)*)(?P=quote)\]"""
@@ -187,13 +195,13 @@ class GeminiAdapter(Adapter):
 
     name = "gemini"
 
-    def __init__(self, assembler: Assembler, *, choice: int = 0) -> None:
-        super().__init__(assembler, choice=choice)
+    def __init__(self, *, choice: int = 0, records: CallRecords | None = None) -> None:
+        super().__init__(choice=choice, records=records)
         self._position = 0
         self._open: _Streamed | None = None
 
-    def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Event]:
-        out: list[Event] = []
+    def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
+        out: list[Item] = []
         if "error" in payload and not payload.get("candidates"):
             if payload["error"] is not None:
                 out.append(provider_error(payload["error"]))
@@ -210,7 +218,7 @@ class GeminiAdapter(Adapter):
             out.append(Usage(usage=dict(usage)))
         return out
 
-    def _candidate(self, candidate: Mapping[str, Any], out: list[Event]) -> None:
+    def _candidate(self, candidate: Mapping[str, Any], out: list[Item]) -> None:
         parts = mapping(candidate.get("content")).get("parts")
         if isinstance(parts, list):
             for raw in parts:
@@ -237,28 +245,15 @@ class GeminiAdapter(Adapter):
 
     # -- function calls -----------------------------------------------------------------------
 
-    def _function_call(self, call: Mapping[str, Any], out: list[Event]) -> None:
+    def _function_call(self, call: Mapping[str, Any], out: list[Item]) -> None:
         name = call.get("name") if isinstance(call.get("name"), str) else None
         call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else None
         more = get(call, "willContinue", "will_continue") is True
         partial = get(call, "partialArgs", "partial_args")
         args = call.get("args")
         if name:
-            if self._open is not None:
-                self._finish_open(
-                    "a new functionCall began before the empty functionCall that closes the "
-                    "streamed arguments; the call was closed there",
-                    out,
-                )
-            if not more and not partial:
-                self._whole(call_id, name, args, out)
+            if not self._named(name, call_id, more, partial, args, out):
                 return
-            index = self._next()
-            self._open = _Streamed(index, call_id, name)
-            out.extend(self.assembler.feed(Delta(index=index, id=call_id, name=name)))
-            if isinstance(args, Mapping) and args:
-                # Arguments given whole on the opening part: write them as paths.
-                self._write_object(args, out)
         elif self._open is None:
             if partial or (isinstance(args, Mapping) and args):
                 # Arguments without a call to belong to: a call without a name (the core
@@ -279,20 +274,48 @@ class GeminiAdapter(Adapter):
                     out,
                 )
 
+    def _named(
+        self,
+        name: str,
+        call_id: str | None,
+        more: bool,
+        partial: object,
+        args: object,
+        out: list[Item],
+    ) -> bool:
+        """A ``functionCall`` with a name: a whole call (False: nothing more to do with the
+        part), or the opening of streamed arguments (True)."""
+        if self._open is not None:
+            self._finish_open(
+                "a new functionCall began before the empty functionCall that closes the "
+                "streamed arguments; the call was closed there",
+                out,
+            )
+        if not more and not partial:
+            self._whole(call_id, name, args, out)
+            return False
+        index = self._next()
+        self._open = _Streamed(index, call_id, name)
+        out.append(Delta(index=index, id=call_id, name=name))
+        if isinstance(args, Mapping) and args:
+            # Arguments given whole on the opening part: write them as paths.
+            self._write_object(args, out)
+        return True
+
     def _next(self) -> int:
         index = self._position
         self._position += 1
         return index
 
-    def _whole(self, call_id: str | None, name: str | None, args: object, out: list[Event]) -> None:
+    def _whole(self, call_id: str | None, name: str | None, args: object, out: list[Item]) -> None:
         index = self._next()
         if args is None:
             args = {}
         text = json.dumps(args, separators=(",", ":"), ensure_ascii=False)
-        out.extend(self.assembler.feed(Delta(index=index, id=call_id, name=name, arguments=text)))
-        out.extend(self.assembler.end(index))
+        out.append(Delta(index=index, id=call_id, name=name, arguments=text))
+        out.append(EndCall(index))
 
-    def _partial(self, partial: Mapping[str, Any], out: list[Event]) -> None:
+    def _partial(self, partial: Mapping[str, Any], out: list[Item]) -> None:
         state = self._open
         if state is None or state.broken:
             return
@@ -328,9 +351,9 @@ class GeminiAdapter(Adapter):
             )
             return
         if text:
-            out.extend(self.assembler.feed(Delta(index=state.index, arguments=text)))
+            out.append(Delta(index=state.index, arguments=text))
 
-    def _write_object(self, args: Mapping[str, Any], out: list[Event]) -> None:
+    def _write_object(self, args: Mapping[str, Any], out: list[Item]) -> None:
         state = self._open
         assert state is not None
         text = json.dumps(args, separators=(",", ":"), ensure_ascii=False)
@@ -338,19 +361,19 @@ class GeminiAdapter(Adapter):
         state.writer.stack.append(_Container(None, False))
         state.writer.stack[0].keys.update(str(k) for k in args)
         state.writer.stack[0].count = len(args)
-        out.extend(self.assembler.feed(Delta(index=state.index, arguments=text[:-1])))
+        out.append(Delta(index=state.index, arguments=text[:-1]))
 
-    def _close_open(self, out: list[Event]) -> None:
+    def _close_open(self, out: list[Item]) -> None:
         state = self._open
         if state is None:
             return
         self._open = None
         if not state.broken:
             text = state.writer.close()
-            out.extend(self.assembler.feed(Delta(index=state.index, arguments=text)))
-        out.extend(self.assembler.end(state.index))
+            out.append(Delta(index=state.index, arguments=text))
+        out.append(EndCall(state.index))
 
-    def _finish_open(self, message: str, out: list[Event]) -> None:
+    def _finish_open(self, message: str, out: list[Item]) -> None:
         state = self._open
         if state is None:
             return
@@ -365,11 +388,11 @@ class GeminiAdapter(Adapter):
         )
         self._close_open(out)
 
-    def close(self) -> list[Event]:
-        out: list[Event] = []
+    def close(self) -> list[Item]:
+        out: list[Item] = []
         if self._open is not None:
             # The stream ended inside streamed arguments: they are truncated.
             state, self._open = self._open, None
-            out.extend(self.assembler.end(state.index))
-        out.extend(self.assembler.finish())
+            out.append(EndCall(state.index))
+        out.append(Finish())
         return out

@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions chunks (and every OpenAI-compatible server) → events.
+"""OpenAI Chat Completions chunks (and every OpenAI-compatible server) → items.
 
 What arrives: ``chat.completion.chunk`` objects, ``{"choices": [{"index", "delta": {"role",
 "content", "reasoning_content" | "reasoning", "tool_calls": [...]}, "finish_reason"}],
@@ -6,24 +6,25 @@ What arrives: ``chat.completion.chunk`` objects, ``{"choices": [{"index", "delta
 ``data: [DONE]`` (handled by the stream decoder). An error may arrive instead of a chunk,
 as ``{"error": {...}}`` (Groq sends it as ``event: error``).
 
-Tool-call entries go through the quirk layer (``toolstitch.adapters.chat_quirks.ChatQuirks``), which
-normalises what servers bend and warns about it. The adapter follows one choice (``choice``,
-default 0); the others are ignored.
+Tool-call entries go through this provider's quirk layer (``_openai_chat_quirks.ChatQuirks``),
+which normalises what servers bend and warns about it, reading the core's record of each call.
+The adapter follows one choice (``choice``, default 0); the others are ignored. ``feed`` and
+``close`` are generators (see adapters/_base.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from toolstitch.adapters.chat_quirks import ChatQuirks
-from toolstitch.core.assembler import Assembler
-from toolstitch.vocab.call_events import Event
+from toolstitch.core.instructions import Item
+from toolstitch.core.record import CallRecords
 from toolstitch.vocab.stream_events import FinishReason, ReasoningDelta, TextDelta, Usage
 
 from ._base import Adapter, mapping, provider_error
+from ._openai_chat_quirks import CODES, ChatQuirks
 
-__all__ = ["OpenAIChatAdapter"]
+__all__ = ["CODES", "OpenAIChatAdapter"]
 
 
 class OpenAIChatAdapter(Adapter):
@@ -31,19 +32,18 @@ class OpenAIChatAdapter(Adapter):
 
     name = "openai-chat"
 
-    def __init__(self, assembler: Assembler, *, choice: int = 0) -> None:
-        super().__init__(assembler, choice=choice)
-        self.quirks = ChatQuirks(assembler)
+    def __init__(self, *, choice: int = 0, records: CallRecords | None = None) -> None:
+        super().__init__(choice=choice, records=records)
+        self.quirks = ChatQuirks(self.records)
 
-    def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Event]:
-        out: list[Event] = []
+    def _feed(self, payload: Mapping[str, Any], event: str | None) -> Iterator[Item]:
         if "error" in payload and not payload.get("choices"):
             if payload["error"] is not None or event == "error":
-                out.append(provider_error(payload["error"]))
-            return out
+                yield provider_error(payload["error"])
+            return
         if event == "error":
-            out.append(provider_error(payload))
-            return out
+            yield provider_error(payload)
+            return
         choices = payload.get("choices")
         if isinstance(choices, list):
             for position, raw in enumerate(choices):
@@ -51,15 +51,14 @@ class OpenAIChatAdapter(Adapter):
                 index = choice.get("index", position)
                 if index != self.choice:
                     continue
-                self._choice(choice, out)
+                yield from self._choice(choice)
         usage = payload.get("usage")
         if usage is not None:
             usage_map = mapping(usage)
             if usage_map:
-                out.append(Usage(usage=dict(usage_map)))
-        return out
+                yield Usage(usage=dict(usage_map))
 
-    def _choice(self, choice: Mapping[str, Any], out: list[Event]) -> None:
+    def _choice(self, choice: Mapping[str, Any]) -> Iterator[Item]:
         delta = mapping(choice.get("delta"))
         if not delta:
             # Some servers put a whole message instead of a delta.
@@ -68,24 +67,24 @@ class OpenAIChatAdapter(Adapter):
         if not isinstance(reasoning, str):
             reasoning = delta.get("reasoning")
         if isinstance(reasoning, str) and reasoning:
-            out.append(ReasoningDelta(text=reasoning))
+            yield ReasoningDelta(text=reasoning)
         content = delta.get("content")
         if isinstance(content, str) and content:
-            out.append(TextDelta(text=content))
+            yield TextDelta(text=content)
         tool_calls = delta.get("tool_calls")
         if tool_calls is not None:
             if isinstance(tool_calls, (list, tuple)):
                 tool_calls = [mapping(t) if not isinstance(t, Mapping) else t for t in tool_calls]
-            out.extend(self.quirks.feed(tool_calls))
+            yield from self.quirks.feed(tool_calls)
         function_call = delta.get("function_call")
         if function_call is not None:
             # The deprecated ``functions`` API: one call, no index, no id.
             fc = mapping(function_call)
-            out.extend(self.quirks.feed([{"index": 0, "type": "function", "function": fc}]))
+            yield from self.quirks.feed([{"index": 0, "type": "function", "function": fc}])
         reason = choice.get("finish_reason")
         if isinstance(reason, str) and reason:
-            out.append(FinishReason(reason=reason))
-            out.extend(self.quirks.finish_reason(reason))
+            yield FinishReason(reason=reason)
+            yield from self.quirks.finish_reason(reason)
 
-    def close(self) -> list[Event]:
+    def close(self) -> Iterator[Item]:
         return self.quirks.close()

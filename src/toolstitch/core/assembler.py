@@ -4,28 +4,43 @@ Theory of operation
 -------------------
 Deltas are routed by index to one ``_Call`` each. A call accumulates its id (set once, never
 concatenated), its name (concatenated) and its argument fragments, which go through the
-call's own ``ArgumentsTokenizer``. The call's state moves only along ``_machine.TABLE``
-(derived from ``grammars/call-machine.json``), and only when it changes.
+call's own ``ArgumentsTokenizer``; the text lives once, in the call's ``ChunkedText``. The
+call's state moves only along the table of ``core.machine`` (derived from
+``grammars/call-machine.json``), and only when it changes; the rules the table cannot say
+(which triggers an id or a fragment fires, when a call is ready, what the end does with an
+open call) are asked of ``core.machine`` too, never re-derived here.
 
 A call becomes ready - ``CallReady``, returned by the very ``feed`` that made it so - when its
 arguments object has closed *and* its name and id are known; whichever arrives last triggers
 it. It is discarded - ``CallDiscarded`` - by the feed that delivered its first invalid
 character or passed a limit. ``finish`` resolves every call still open, so each call that
-starts ends exactly once. A discarded call ignores later deltas; a complete call accepts
-trailing whitespace and warns once about anything else. Nothing here raises on bad data
-from the model; only input that is not a delta at all raises ``InvalidDelta``, before any
-state changes.
+starts ends exactly once. A discarded call ignores later deltas and keeps no text (its
+``CallDiscarded`` carried it); a complete call accepts trailing whitespace and warns once
+about anything else. Nothing here raises on bad data from the model; only input that is not
+a delta at all raises ``InvalidDelta``, before any state changes.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolstitch.core.deltas import Delta, delta_fields
-from toolstitch.core.machine import TABLE, IllegalTransition
+from toolstitch.core.ids import GENERATED_ID_PREFIX, generated_id
+from toolstitch.core.machine import (
+    EMPTY,
+    MISSING_NAME,
+    READY,
+    at_end,
+    is_ready,
+    next_state,
+    on_arguments,
+    on_first_id,
+)
+from toolstitch.core.record import CallRecord
 from toolstitch.json.brackets import BracketScanner
 from toolstitch.json.diagnose import WHITESPACE, diagnose, locate, snippet
 from toolstitch.json.tokenizer import (
@@ -63,15 +78,11 @@ from toolstitch.vocab.errors import (
     UnexpectedDelta,
 )
 from toolstitch.vocab.limits import Limits
+from toolstitch.vocab.text import ChunkedText
 
 __all__ = ["GENERATED_ID_PREFIX", "Assembler"]
 
-#: Calls that end complete without ever receiving an id get ``f"{GENERATED_ID_PREFIX}{index}"``
-#: (with ``-2``, ``-3``… appended if the stream already used that id).
-GENERATED_ID_PREFIX = "toolstitch_call_"
-
 _AWAITING_ID = CallState.AWAITING_ID
-_ACCUMULATING_NAME = CallState.ACCUMULATING_NAME
 _ACCUMULATING_ARGS = CallState.ACCUMULATING_ARGS
 _COMPLETE = CallState.COMPLETE
 _DISCARDED = CallState.DISCARDED
@@ -101,25 +112,19 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-#: Fragments kept apart before they are joined into one chunk of a call's text: enough to
-#: make the join cheap per fragment, few enough to keep the per-fragment overhead bounded.
-_CHUNK_FRAGMENTS = 256
-
-
 class _Call:
-    """Everything known about one call index. Private and mutable; snapshots are public."""
+    """Everything known about one call index: the core's record of it (a ``CallRecord``).
+    Private and mutable; snapshots and the ``CallRecord`` view are what others see."""
 
     __slots__ = (
+        "buffer",
         "checks",
-        "chunks",
         "closed",
         "error",
         "id",
         "index",
-        "length",
         "name",
         "ready_length",
-        "recent",
         "result",
         "schema_warnings",
         "state",
@@ -134,12 +139,8 @@ class _Call:
         self.id: str | None = None
         self.type: str | None = None
         self.name = ""
-        # The text, in a form that appends in O(1), stays compact and lets snapshots share
-        # it: joined chunks (append-only; replaced, never changed in place) and the fragments
-        # received since the last chunk.
-        self.chunks: list[str] = []
-        self.recent: list[str] = []
-        self.length = 0
+        # The arguments text: appends in O(1), snapshots in O(1); cleared when discarded.
+        self.buffer = ChunkedText()
         self.state = _AWAITING_ID
         self.error: ToolCallError | None = None
         self.tokenizer = tokenizer
@@ -151,30 +152,22 @@ class _Call:
         self.checks: CallChecks | None = None  # with declared tools: schema, partial view
         self.schema_warnings = 0
 
-    def append(self, fragment: str) -> None:
-        recent = self.recent
-        recent.append(fragment)
-        if len(recent) >= _CHUNK_FRAGMENTS:
-            self.chunks.append("".join(recent))
-            self.recent = []
+    @property
+    def length(self) -> int:
+        return self.buffer.length
+
+    @property
+    def started(self) -> bool:
+        return self.tokenizer.started
 
     def text(self) -> str:
-        chunks, recent = self.chunks, self.recent
-        if not recent:
-            if len(chunks) == 1:
-                return chunks[0]
-            if not chunks:
-                return ""
-        text = "".join(chunks + recent if recent else chunks)
-        self.chunks = [text]
-        self.recent = []
-        return text
+        return self.buffer.text()
+
+    def close_offset(self, fragment: str) -> int:
+        return self.tokenizer.close_offset(fragment)
 
     def move(self, trigger: str) -> None:
-        try:
-            self.state = TABLE[self.state, trigger]
-        except KeyError:
-            raise IllegalTransition(self.state, trigger) from None
+        self.state = next_state(self.state, trigger)
 
     def snapshot(self) -> CallSnapshot:
         return CallSnapshot(
@@ -189,7 +182,7 @@ class _Call:
                 if self.checks is None or self.checks.partial is None
                 else self.checks.partial.value
             ),
-            pieces=(self.chunks, len(self.chunks), tuple(self.recent)),
+            text=self.buffer.snapshot(),
         )
 
 
@@ -269,7 +262,7 @@ class Assembler:
         elif on_schema_violation not in ("discard", "warn"):
             raise ValueError("on_schema_violation must be 'discard' or 'warn'")
         self._calls: dict[int, _Call] = {}
-        self._discarded_overflow: set[int] = set()
+        self._discarded_overflow = _IndexSet()
         self._by_id: dict[str, _Call] = {}
         self._last: _Call | None = None
         self._open = 0
@@ -296,6 +289,15 @@ class Assembler:
         call = self._calls.get(index)
         return None if call is None else call.snapshot()
 
+    def record(self, index: int) -> CallRecord | None:
+        """The core's record of call ``index`` (``CallRecords``), read-only; ``None`` if
+        unseen."""
+        return self._calls.get(index)
+
+    def generated_id(self, index: int) -> str:
+        """The id call ``index`` would get if it ended now without one (``CallRecords``)."""
+        return generated_id(index, self._by_id)
+
     def complete(self) -> list[ToolCall]:
         """The complete calls, sorted by index."""
         calls = self._calls
@@ -306,7 +308,7 @@ class Assembler:
         for call in self._calls.values():
             call.tokenizer.close()
         self._calls = {}
-        self._discarded_overflow = set()
+        self._discarded_overflow = _IndexSet()
         self._by_id = {}
         self._last = None
         self._open = 0
@@ -337,10 +339,9 @@ class Assembler:
         ):
             # The hot path: one more fragment for a call that is streaming its arguments.
             self._last = call
-            length = call.length + len(arguments)
-            if length <= self._max_argument_chars:
-                call.append(arguments)
-                call.length = length
+            buffer = call.buffer
+            if buffer.length + len(arguments) <= self._max_argument_chars:
+                buffer.append(arguments)
                 events: list[Event] = []
                 try:
                     closed = call.tokenizer.feed(arguments)
@@ -358,7 +359,19 @@ class Assembler:
                 if closed:
                     self._closed(call, arguments, events)
                 return events
-        events = []
+        return self._apply_slow(call, index, call_id, kind, name, arguments)
+
+    def _apply_slow(
+        self,
+        call: _Call | None,
+        index: int | None,
+        call_id: str | None,
+        kind: str | None,
+        name: str | None,
+        arguments: str | None,
+    ) -> list[Event]:
+        """Any delta but one more fragment for a call streaming its arguments."""
+        events: list[Event] = []
         if call is None:
             call = self._route(index, call_id, name, events)
             if call is None:
@@ -374,13 +387,7 @@ class Assembler:
             self._take_name(call, name, events)
         if arguments and call.state is not _DISCARDED:
             self._take_arguments(call, arguments, events)
-        if (
-            call.closed
-            and call.name
-            and call.id is not None
-            and call.state is not _COMPLETE
-            and call.state is not _DISCARDED
-        ):
+        if is_ready(call.closed, bool(call.name), call.id is not None) and not call.state.is_final:
             self._ready(call, events)
         if call.trailing_offset is not None:
             # Reported after CallReady when the same fragment closed the object.
@@ -430,11 +437,15 @@ class Assembler:
     def _resolve(self, call: _Call, events: list[Event]) -> None:
         if call.state.is_final:
             return
-        if not call.name:
+        # ``closed`` first: the blank test joins the text, needed only for an open call.
+        outcome = at_end(
+            bool(call.name), call.closed, call.closed or not call.text().strip(WHITESPACE)
+        )
+        if outcome == MISSING_NAME:
             self._discard(call, MissingName("the call never received a function name"), events)
-        elif call.closed:
+        elif outcome == READY:
             self._ready(call, events)
-        elif not call.text().strip(WHITESPACE):
+        elif outcome == EMPTY:
             self._ready(call, events, empty=True)
         else:
             self._discard(
@@ -462,7 +473,7 @@ class Assembler:
                 return last
             index = max(self._calls, default=-1) + 1
             if self._discarded_overflow:
-                index = max(index, max(self._discarded_overflow) + 1)
+                index = max(index, self._discarded_overflow.highest + 1)
         call = self._calls.get(index)
         if call is not None:
             return call
@@ -507,10 +518,8 @@ class Assembler:
                 return
             call.id = call_id
             self._by_id.setdefault(call_id, call)
-            if call.state is _AWAITING_ID:
-                call.move("receive_id")
-                if call.length:
-                    call.move("receive_arguments")
+            for trigger in on_first_id(call.state, bool(call.length)):
+                call.move(trigger)
         elif call.id != call_id:
             events.append(
                 CallWarning(
@@ -566,10 +575,9 @@ class Assembler:
         if length > self._limits.max_argument_chars:
             self._limit(call, "max_argument_chars", length, events)
             return
-        call.append(fragment)
-        call.length = length
-        if call.state is _ACCUMULATING_NAME:
-            call.move("receive_arguments")
+        call.buffer.append(fragment)
+        for trigger in on_arguments(call.state):
+            call.move(trigger)
         try:
             closed = call.tokenizer.feed(fragment)
         except _TOKENIZER_ERRORS as exc:
@@ -617,7 +625,7 @@ class Assembler:
         self._settle_closed(call, events)
 
     def _settle_closed(self, call: _Call, events: list[Event]) -> None:
-        if call.name and call.id is not None:
+        if is_ready(call.closed, bool(call.name), call.id is not None):
             self._ready(call, events)
         if call.trailing_offset is not None:
             self._trailing(call, call.trailing_offset, events)
@@ -626,8 +634,7 @@ class Assembler:
         offset = call.length
         if offset + len(fragment) <= self._limits.max_argument_chars:
             # Past the limit the text stops growing; the call itself already stands.
-            call.append(fragment)
-            call.length += len(fragment)
+            call.buffer.append(fragment)
         rest = fragment.lstrip(WHITESPACE)
         if rest and not call.trailing_warned:
             self._trailing(call, offset + len(fragment) - len(rest), events)
@@ -655,7 +662,7 @@ class Assembler:
         if self._tools is not None and not self._checked_at_close(call, parsed, events):
             return
         if call.id is None:
-            call.id = self._generate_id(call.index)
+            call.id = generated_id(call.index, self._by_id)
             self._by_id[call.id] = call
         call.tokenizer.close()
         call.result = ToolCall(
@@ -749,21 +756,13 @@ class Assembler:
             events,
         )
 
-    def _generate_id(self, index: int) -> str:
-        candidate = f"{GENERATED_ID_PREFIX}{index}"
-        n = 1
-        while candidate in self._by_id:
-            n += 1
-            candidate = f"{GENERATED_ID_PREFIX}{index}-{n}"
-        return candidate
-
     def _discard(self, call: _Call, error: ToolCallError, events: list[Event]) -> None:
         error = error.with_call(index=call.index, call_id=call.id, name=call.name or None)
         call.error = error
         call.tokenizer.close()
         call.move("discard")
         self._open -= 1
-        # A discarded call keeps its text for the error report, but stops its tokenizer.
+        # The event carries the text for the error report; the call keeps none.
         events.append(
             CallDiscarded(
                 index=call.index,
@@ -773,6 +772,7 @@ class Assembler:
                 error=error,
             )
         )
+        call.buffer.clear()
 
     def _limit(
         self,
@@ -850,6 +850,51 @@ class Assembler:
                 ),
             )
         )
+
+
+class _IndexSet:
+    """A set of call indices kept as sorted disjoint ranges ``[start, stop)``.
+
+    The indices refused past ``max_calls`` usually come in runs (0, 1, 2, …): a run costs one
+    range whatever its length, so a stream of a million extra indices keeps a few bytes, not
+    a set entry each.
+    """
+
+    __slots__ = ("_starts", "_stops", "highest")
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._stops: list[int] = []
+        self.highest = -1  # the largest index in the set (-1 when empty)
+
+    def __bool__(self) -> bool:
+        return bool(self._starts)
+
+    def __contains__(self, index: object) -> bool:
+        if type(index) is not int:
+            return False
+        at = bisect.bisect_right(self._starts, index) - 1
+        return at >= 0 and index < self._stops[at]
+
+    def add(self, index: int) -> None:
+        starts, stops = self._starts, self._stops
+        if index > self.highest:
+            self.highest = index
+        if stops and stops[-1] == index:  # the common case: the next index of the last run
+            stops[-1] = index + 1
+            return
+        at = bisect.bisect_right(starts, index) - 1
+        if at >= 0 and index < stops[at]:
+            return
+        if at >= 0 and stops[at] == index:
+            stops[at] = index + 1
+        else:
+            at += 1
+            starts.insert(at, index)
+            stops.insert(at, index + 1)
+        if at + 1 < len(starts) and starts[at + 1] == stops[at]:  # two runs meet
+            stops[at] = stops.pop(at + 1)
+            del starts[at + 1]
 
 
 def _bind_listener(

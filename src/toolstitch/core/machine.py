@@ -2,13 +2,34 @@
 
 Theory of operation
 -------------------
-The life of a call is declared once, as data, in ``grammars/call-machine.json``. At import,
-that declaration is loaded into a ``transitions.Machine``: it is the authority, and it
-rejects an inconsistent definition (unknown states, a bad initial state). From the Machine
-we derive ``TABLE``, a plain dict ``(state, trigger) -> state``; the assembler consults it
-on every state *change* and never runs ``transitions`` per fragment or per call (one trigger
-costs 6-12 µs, more than the whole per-fragment budget). A missing key is an illegal move and
+The life of a call is declared once, as data, in ``grammars/call-machine.json``. That
+declaration is loaded into a ``transitions.Machine``: it is the authority, and it rejects an
+inconsistent definition (unknown states, a bad initial state). From the Machine we derive
+``TABLE``, a plain dict ``(state, trigger) -> state``; the assembler consults it on every
+state *change* and never runs ``transitions`` per fragment or per call (one trigger costs
+6-12 µs, more than the whole per-fragment budget). A missing key is an illegal move and
 raises ``IllegalTransition``, naming the state and the trigger.
+
+The derivation runs at build/test time, not at import: ``render_table()`` writes the table
+into ``core/_table.py`` (committed; regenerate with ``python -m toolstitch.core.machine``), and
+a test regenerates it with ``transitions`` and fails if the file is stale. So
+``import toolstitch`` never imports ``transitions``; only ``build_machine``,
+``derive_table``, ``render_table`` and ``mermaid_diagram`` do, when called.
+
+Next to the table, the rules the table alone cannot say, as small pure functions the
+assembler asks (it never re-derives them):
+
+* ``next_state(state, trigger)``: a move, or ``IllegalTransition``;
+* ``on_first_id(state, has_arguments)`` and ``on_arguments(state)``: the triggers a call's
+  first id and its first non-empty arguments fragment fire (arguments that came before the
+  id are kept: the id then moves the call straight on to ``accumulating-args``);
+* ``is_ready(closed, named, has_id)``: the readiness rule. A call is ready - ``CallReady`` -
+  when its arguments object has closed *and* its name and id are known; whichever of the
+  three arrives last (the closing fragment, the last piece of the name, the id) triggers it;
+* ``at_end(named, closed, blank)``: what ``finish``/``end`` does with a call still open: no
+  name → discarded (``MissingName``); closed → ready (with a generated id if it never got
+  one); nothing but whitespace → ready with the empty-arguments object; an open prefix →
+  discarded (``TruncatedArguments``).
 
 Invariants the assembler keeps with this table:
 
@@ -23,19 +44,31 @@ import json
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from transitions import Machine
-
+from toolstitch.core._table import TABLE
 from toolstitch.vocab.call_events import CallState
+
+if TYPE_CHECKING:
+    from transitions import Machine
 
 __all__ = [
     "DEFINITION",
+    "EMPTY",
+    "MISSING_NAME",
+    "READY",
     "TABLE",
+    "TRUNCATED",
     "IllegalTransition",
+    "at_end",
     "build_machine",
+    "is_ready",
     "load_definition",
     "mermaid_diagram",
+    "next_state",
+    "on_arguments",
+    "on_first_id",
+    "render_table",
 ]
 
 _GRAMMAR_NAME = "call-machine.json"
@@ -59,6 +92,8 @@ def load_definition() -> dict[str, Any]:
 
 def build_machine(definition: Mapping[str, Any]) -> Machine:
     """A ``transitions.Machine`` (no model attached) for ``definition``."""
+    from transitions import Machine
+
     transitions = [
         {"trigger": t["trigger"], "source": t["source"], "dest": t["dest"]}
         for t in definition["transitions"]
@@ -120,5 +155,78 @@ class IllegalTransition(RuntimeError):
         self.trigger = trigger
 
 
+def render_table(definition: Mapping[str, Any] | None = None) -> str:
+    """The text of ``core/_table.py``: the table derived by ``transitions`` from the grammar."""
+    table = derive_table(build_machine(DEFINITION if definition is None else definition))
+    lines = [
+        '"""The per-call move table, derived from grammars/call-machine.json by transitions.',
+        "",
+        "GENERATED: do not edit. Regenerate with ``python -m toolstitch.core.machine``;",
+        "tests/test_machine.py fails when this file is stale.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from collections.abc import Mapping",
+        "",
+        "from toolstitch.vocab.call_events import CallState",
+        "",
+        "_S = CallState",
+        "",
+        "TABLE: Mapping[tuple[CallState, str], CallState] = {",
+    ]
+    for (source, trigger), dest in table.items():
+        lines.append(f'    (_S.{source.name}, "{trigger}"): _S.{dest.name},')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+_AWAITING_ID = CallState.AWAITING_ID
+_ACCUMULATING_NAME = CallState.ACCUMULATING_NAME
+
+
+def next_state(state: CallState, trigger: str) -> CallState:
+    """The state ``trigger`` moves a call in ``state`` to; ``IllegalTransition`` if none."""
+    try:
+        return TABLE[state, trigger]
+    except KeyError:
+        raise IllegalTransition(state, trigger) from None
+
+
+def on_first_id(state: CallState, has_arguments: bool) -> tuple[str, ...]:
+    """The triggers a call's first id fires: ``receive_id``, and ``receive_arguments`` too
+    if arguments arrived before it (they are kept)."""
+    if state is not _AWAITING_ID:
+        return ()
+    return ("receive_id", "receive_arguments") if has_arguments else ("receive_id",)
+
+
+def on_arguments(state: CallState) -> tuple[str, ...]:
+    """The triggers a non-empty arguments fragment fires (only the first after the id)."""
+    return ("receive_arguments",) if state is _ACCUMULATING_NAME else ()
+
+
+def is_ready(closed: bool, named: bool, has_id: bool) -> bool:
+    """The readiness rule: the arguments object has closed and the name and id are known."""
+    return closed and named and has_id
+
+
+#: What ``at_end`` decides for a call still open when the provider ends it.
+READY, EMPTY, MISSING_NAME, TRUNCATED = "ready", "empty", "missing-name", "truncated"
+
+
+def at_end(named: bool, closed: bool, blank: bool) -> str:
+    """The rule at ``finish``/``end`` for an open call (see the module docstring)."""
+    if not named:
+        return MISSING_NAME
+    if closed:
+        return READY
+    if blank:
+        return EMPTY
+    return TRUNCATED
+
+
 DEFINITION = load_definition()
-TABLE: Mapping[tuple[CallState, str], CallState] = derive_table(build_machine(DEFINITION))
+
+if __name__ == "__main__":
+    Path(__file__).with_name("_table.py").write_text(render_table(), encoding="utf-8")

@@ -33,6 +33,7 @@ from typing import Any, Final
 
 import ijson
 
+from toolstitch.json.brackets import BracketScanner  # interim: helper A replaces this
 from toolstitch.json.diagnose import STRING_BODY, STRING_TAIL, WHITESPACE, body_end
 
 __all__ = [
@@ -192,6 +193,7 @@ class ArgumentsTokenizer:
         "_max_digits",
         "_offset",
         "_pending",
+        "_scan",
         "_send",
         "_sig",
         "_stack",
@@ -233,6 +235,7 @@ class ArgumentsTokenizer:
         self._tail = ""  # end of the held body that may still become an escape or a pair
         self._digit_run = 0  # digits at the end of the text sent so far, outside strings
         self._offset = 0  # characters fed so far
+        self._scan = BracketScanner()  # interim: helper A replaces this
 
     def _string_end(self, text: str, start: int) -> int:
         """Offset after the closing quote of the string open at ``start``; -1 if still open.
@@ -254,6 +257,7 @@ class ArgumentsTokenizer:
 
     def feed(self, fragment: str) -> bool:
         """Validate the next non-empty fragment; ``True`` if it closes the object."""
+        self._scan.feed(fragment)  # interim: helper A replaces this
         start_offset = self._offset
         self._offset = start_offset + len(fragment)
         last_part = ""  # for listeners: the end of a held string's body, closing here
@@ -459,6 +463,29 @@ class ArgumentsTokenizer:
     def fed(self) -> int:
         """Characters fed so far."""
         return self._offset
+
+    # -- interim: helper A replaces this (the tokenizer's own close offset and depth) --------
+
+    def close_offset(self, fragment: str) -> int:
+        """A lookahead that changes nothing: the offset in ``fragment`` (fed next) just past
+        the ``}`` that would close the top-level object; -1 if it would not close it; 0 if
+        the object is already closed."""
+        return self._scan.close_offset(fragment)  # interim: helper A replaces this
+
+    @property
+    def closed(self) -> bool:
+        """Whether the top-level object has closed."""
+        return self._scan.closed  # interim: helper A replaces this
+
+    @property
+    def started(self) -> bool:
+        """Whether anything but whitespace has been fed."""
+        return self._scan.started  # interim: helper A replaces this
+
+    @property
+    def depth(self) -> int:
+        """Containers open at the end of the text fed so far."""
+        return self._scan.depth  # interim: helper A replaces this
 
     def set_listener(self, listener: JSONEventListener | None) -> None:
         """Attach (or replace) the listener; only before the first fragment, so that it sees

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolstitch.adapters._base import get
-from toolstitch.core.assembler import GENERATED_ID_PREFIX
+from toolstitch.core.ids import GENERATED_ID_PREFIX
 
 from ._neutral import (
     AssistantMessage,

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolstitch.core.assembler import GENERATED_ID_PREFIX
+from toolstitch.core.ids import GENERATED_ID_PREFIX
 from toolstitch.vocab.call_events import CallDiscarded
 from toolstitch.vocab.errors import (
     LimitExceeded,

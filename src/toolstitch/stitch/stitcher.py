@@ -7,9 +7,12 @@ bytes in any chunking, or the stream's events as dicts or as the official SDK's 
 and it returns the events each piece caused; ``close()`` ends the stream. Underneath, bytes
 go through a stream decoder (``SSEDecoder``, or ``JSONArrayDecoder`` when the body starts
 with ``[``: Gemini without ``alt=sse``), each decoded event goes to the provider's adapter
-(detected from the first events that only one provider sends, unless named), the adapter
-feeds deltas to an ``Assembler`` (OpenAI-Chat-style deltas through the quirk layer) and
-adds stream-level events. ``result`` is a ``StitchResult`` summarising everything so far.
+(detected from the first events that only one provider sends, unless named), which returns
+items: deltas, instructions (``EndCall``, ``Finish``, and ``ServerDelta``/``ServerEnd`` for
+calls the provider runs itself) and stream-level events. The ``Stitcher`` drives: it applies
+each delta and instruction to its ``Assembler`` as it comes (server calls to a second one it
+owns, whose outcomes become ``ServerToolCall`` events) and passes the events through, in
+order. ``result`` is a ``StitchResult`` summarising everything so far.
 
 ``stitch`` and ``astitch`` drive a ``Stitcher`` over an iterable (or async iterable)
 source and yield the events one by one; their ``result`` is there at the end::
@@ -34,6 +37,7 @@ from toolstitch.adapters._base import provider_error
 from toolstitch.core.assembler import Assembler
 from toolstitch.decode.jsonarray import JSONArrayDecoder
 from toolstitch.decode.sse import SSEDecoder
+from toolstitch.stitch.driver import Driver
 from toolstitch.vocab.call_events import (
     ArgumentsDelta,
     CallDiscarded,
@@ -155,10 +159,11 @@ class Stitcher:
             partial_arguments=partial_arguments,
         )
         self.choice = choice
-        self._provider = _check_provider(provider)
+        _check_provider(provider)
         self.adapter: Adapter | None = None
         if provider != "auto":
-            self.adapter = ADAPTERS[provider](self.assembler, choice=choice)
+            self.adapter = self._adapter(provider)
+        self._drive = Driver(self.assembler).drive
         #: Provider events read so far (SSE messages, JSON array elements or fed objects).
         self.events_read = 0
         #: Bytes fed so far (0 when fed events).
@@ -222,6 +227,9 @@ class Stitcher:
         """Take the next piece of the stream (bytes, or one event); return its events."""
         if self._closed:
             raise RuntimeError("Stitcher.feed() called after close()")
+        if type(data) is dict and self._mode == "events":  # the common case, directly
+            self.events_read += 1
+            return self._observe(self._payload(data, None))
         if isinstance(data, (bytes, bytearray, memoryview, str)):
             self._set_mode("bytes")
             chunk = data.encode() if isinstance(data, str) else bytes(data)
@@ -265,7 +273,7 @@ class Stitcher:
             raise StreamDecodeError(
                 f"cannot tell the stream format: {what} (known: {', '.join(PROVIDERS)})"
             )
-        out.extend(self.adapter.close())
+        self._drive(self.adapter.close(), out)
         self._closed = True
         return self._observe(out)
 
@@ -363,7 +371,9 @@ class Stitcher:
                             f"the stream is {found}, not {self.adapter.name} "
                             f"(event {self.events_read})"
                         )
-            return self.adapter.feed(payload, event=event)
+            out: list[Event] = []
+            self._drive(self.adapter.feed(payload, event=event), out)
+            return out
         provider = detect(payload, event)
         if provider is None:
             if _is_error(payload, event):
@@ -376,13 +386,16 @@ class Stitcher:
                     f"belong to no known provider (known: {', '.join(PROVIDERS)})"
                 )
             return []
-        self.adapter = ADAPTERS[provider](self.assembler, choice=self.choice)
-        out: list[Event] = []
+        adapter = self.adapter = self._adapter(provider)
+        out = []
         queued, self._queue = self._queue, []
         for item, name in queued:
-            out.extend(self.adapter.feed(item, event=name))
-        out.extend(self.adapter.feed(payload, event=event))
+            self._drive(adapter.feed(item, event=name), out)
+        self._drive(adapter.feed(payload, event=event), out)
         return out
+
+    def _adapter(self, provider: str) -> Adapter:
+        return ADAPTERS[provider](choice=self.choice, records=self.assembler)
 
     def _observe(self, events: list[Event]) -> list[Event]:
         for event in events:
@@ -398,6 +411,7 @@ class Stitcher:
                 self._warnings.append(event)
             elif isinstance(event, CallDiscarded):
                 self._discarded.append(event)
+                self._order.pop(event.index, None)  # never a call: its place is not needed
             elif isinstance(event, ReasoningDelta):
                 self._reasoning.append(event.text)
             elif isinstance(event, FinishReason):

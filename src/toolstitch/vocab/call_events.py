@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolstitch.vocab.errors import ToolCallError
+from toolstitch.vocab.text import TextSnapshot
 
 __all__ = [
     "ArgumentsDelta",
@@ -72,40 +73,6 @@ class ToolCall:
         return json.dumps(self.parsed_arguments, separators=(",", ":"), ensure_ascii=False)
 
 
-class _Text:
-    """A call's text as a snapshot saw it, joined on first read and then kept."""
-
-    __slots__ = ("_pieces", "_text")
-
-    def __init__(
-        self, text: str | None, pieces: tuple[list[str], int, tuple[str, ...]] | None = None
-    ) -> None:
-        self._text = text
-        # The call's append-only list of joined chunks, how many of them are ours, and the
-        # fragments received since its last chunk (see _assembler._Call).
-        self._pieces = pieces
-
-    def get(self) -> str:
-        text = self._text
-        if text is None:
-            pieces = self._pieces
-            if pieces is None:
-                text = ""
-            else:
-                chunks, count, recent = pieces
-                text = "".join(chunks[:count]) + "".join(recent)
-            self._text, self._pieces = text, None
-        return text
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Text) and self.get() == other.get()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(self.get())
-
-
 @dataclass(frozen=True, slots=True, init=False)
 class CallSnapshot:
     """A read-only view of one call as it stands.
@@ -125,7 +92,7 @@ class CallSnapshot:
     error: ToolCallError | None
     closed: bool
     partial_arguments: Any
-    _text: _Text = field(repr=False)
+    _text: TextSnapshot = field(repr=False)
 
     def __init__(
         self,
@@ -138,7 +105,7 @@ class CallSnapshot:
         error: ToolCallError | None = None,
         closed: bool = False,
         partial_arguments: Any = None,
-        pieces: tuple[list[str], int, tuple[str, ...]] | None = None,
+        text: TextSnapshot | None = None,
     ) -> None:
         setter = object.__setattr__
         setter(self, "index", index)
@@ -148,7 +115,10 @@ class CallSnapshot:
         setter(self, "error", error)
         setter(self, "closed", closed)
         setter(self, "partial_arguments", partial_arguments)
-        setter(self, "_text", _Text(arguments, pieces))
+        # ``text`` (the assembler's O(1) snapshot of its buffer) wins over ``arguments``.
+        if text is None:
+            text = TextSnapshot("" if arguments is None else arguments)
+        setter(self, "_text", text)
 
     @property
     def arguments(self) -> str:

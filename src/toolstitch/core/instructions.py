@@ -1,0 +1,78 @@
+"""What a provider adapter hands the core besides deltas: small instructions, as data.
+
+An adapter's ``feed``/``close`` return *items*: tool-call deltas (a ``Delta``, or a plain
+dict in the OpenAI wire shape whose index is already the core index), the instructions
+here, and stream events (``TextDelta``, ``FinishReason``, ``CallWarning`` …) to pass on. The
+``Stitcher`` applies each delta and instruction to its ``Assembler`` as it comes and passes
+the events through, so the adapter never touches the core.
+
+``Arguments`` is ``Delta(index=…, arguments=…)`` for the hot path (``Assembler.feed_arguments``
+without building a delta). ``EndCall`` ends one call (Anthropic ``content_block_stop``, a
+Responses ``.done``); ``Finish`` ends them all. ``ServerDelta`` and ``ServerEnd`` are the
+same for calls the provider runs itself (Anthropic ``server_tool_use``): the ``Stitcher``
+assembles them apart and reports each outcome as a ``ServerToolCall``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple, TypeAlias
+
+from toolstitch.core.deltas import Delta
+from toolstitch.vocab.call_events import Event
+
+__all__ = ["Arguments", "EndCall", "Finish", "Item", "ServerDelta", "ServerEnd", "arguments"]
+
+
+class Arguments(NamedTuple):
+    """One more arguments fragment for core call ``index`` (``Assembler.feed_arguments``).
+
+    A named tuple rather than a dataclass: it is made once per fragment on the hot path, and
+    ``arguments(index, fragment)`` builds one for a few tens of nanoseconds."""
+
+    index: int  # type: ignore[assignment]  # shadows tuple.index, as the name should
+    fragment: str
+
+
+_tuple_new = tuple.__new__
+
+
+def arguments(index: int, fragment: str) -> Arguments:
+    """``Arguments(index, fragment)`` without the generated ``__new__`` (the hot path)."""
+    return _tuple_new(Arguments, (index, fragment))
+
+
+@dataclass(frozen=True, slots=True)
+class EndCall:
+    """The provider says call ``index`` is over (``Assembler.end``)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """The response is over: resolve every open call (``Assembler.finish``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerDelta:
+    """A delta of a call the provider runs itself, for the server-side assembler."""
+
+    delta: Delta
+
+
+@dataclass(frozen=True, slots=True)
+class ServerEnd:
+    """Server call ``index`` is over: report its outcome as a ``ServerToolCall`` with this
+    ``id`` and ``kind`` (the provider's block type, e.g. ``"server_tool_use"``)."""
+
+    index: int
+    id: str | None
+    kind: str
+
+
+#: What adapters return: deltas, instructions and events, in the order they happen.
+Item: TypeAlias = (
+    Event | Delta | Mapping[str, Any] | Arguments | EndCall | Finish | ServerDelta | ServerEnd
+)

@@ -1,0 +1,92 @@
+"""The driver: an adapter's items applied to the core, the events out, in order.
+
+An adapter returns items (see adapters/_base.py): deltas and instructions for the core,
+and events to pass on. ``Driver.drive`` consumes them one by one, applying each delta and
+instruction to the ``Assembler`` before it takes the next item (so an adapter that reads
+the core's record between items sees it current), and collects the resulting events. Calls
+the provider runs itself (``ServerDelta``/``ServerEnd``) go to a second assembler the driver
+owns, created on first need with the same limits; each outcome becomes a ``ServerToolCall``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from toolstitch.core.assembler import Assembler
+from toolstitch.core.deltas import Delta
+from toolstitch.core.instructions import Arguments, EndCall, Finish, Item, ServerDelta, ServerEnd
+from toolstitch.vocab.call_events import CallDiscarded, CallReady, Event
+from toolstitch.vocab.stream_events import ServerToolCall
+
+__all__ = ["Driver"]
+
+
+class Driver:
+    """Applies items to ``assembler`` (and to a server-side assembler of its own)."""
+
+    __slots__ = ("_server_assembler", "_server_outcomes", "assembler")
+
+    def __init__(self, assembler: Assembler) -> None:
+        self.assembler = assembler
+        self._server_assembler: Assembler | None = None
+        self._server_outcomes: dict[int, list[CallReady | CallDiscarded]] = {}
+
+    def drive(self, items: Iterable[Item], out: list[Event]) -> None:
+        """Apply the adapter's deltas and instructions to the assembler as they come (the
+        adapter may read the core's record before it hands over the next item); pass the
+        events on. Everything lands in ``out``, in order."""
+        assembler = self.assembler
+        for item in items:
+            if type(item) is dict:  # a delta in the wire shape (the OpenAI-Chat hot path)
+                out += assembler.feed(item)
+            elif type(item) is Arguments:  # the hot path of the other providers
+                out += assembler.feed_arguments(*item)
+            elif isinstance(item, Event):
+                out.append(item)
+            elif isinstance(item, (Delta, Mapping)):
+                out += assembler.feed(item)
+            elif isinstance(item, EndCall):
+                out += assembler.end(item.index)
+            elif isinstance(item, Finish):
+                out += assembler.finish()
+            else:
+                self._server_item(item, out)
+
+    def _server_item(self, item: object, out: list[Event]) -> None:
+        """A server call's delta or end; its outcome becomes a ``ServerToolCall``."""
+        server = self._server_assembler
+        if server is None:
+            server = self._server_assembler = Assembler(limits=self.assembler.limits)
+        outcomes = self._server_outcomes
+        if isinstance(item, ServerDelta):
+            for event in server.feed(item.delta):
+                if isinstance(event, (CallReady, CallDiscarded)):
+                    outcomes.setdefault(event.index, []).append(event)
+            return
+        if not isinstance(item, ServerEnd):
+            raise TypeError(f"an adapter returned {type(item).__name__}, not an item")
+        ended = outcomes.pop(item.index, [])
+        ended += [e for e in server.end(item.index) if isinstance(e, (CallReady, CallDiscarded))]
+        out.extend(_server_call(event, item) for event in ended)
+
+
+def _server_call(event: CallReady | CallDiscarded, end: ServerEnd) -> ServerToolCall:
+    """The outcome of a call the provider ran itself, as a ``ServerToolCall``."""
+    if isinstance(event, CallReady):
+        call = event.call
+        return ServerToolCall(
+            index=call.index,
+            id=end.id,
+            name=call.name,
+            type=end.kind,
+            arguments=call.arguments,
+            parsed_arguments=call.parsed_arguments,
+        )
+    return ServerToolCall(
+        index=event.index,
+        id=end.id,
+        name=event.name,
+        type=end.kind,
+        arguments=event.arguments,
+        error=event.error,
+    )

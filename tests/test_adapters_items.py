@@ -1,0 +1,159 @@
+"""Each adapter alone, with no Assembler: recorded payloads in, the items it returns out."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from toolstitch.adapters import (
+    AnthropicAdapter,
+    GeminiAdapter,
+    OpenAIChatAdapter,
+    OpenAIResponsesAdapter,
+)
+from toolstitch.core.deltas import Delta
+from toolstitch.core.instructions import Arguments, EndCall, Finish, Item, ServerDelta, ServerEnd
+from toolstitch.vocab.call_events import CallState
+from toolstitch.vocab.stream_events import FinishReason, TextDelta
+
+
+class _Record:
+    """Just enough of a core record for the quirk layer: the test plays the core."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.id: str | None = None
+        self.name = ""
+        self.state = CallState.AWAITING_ID
+        self.buffer = ""
+        self.result = None
+
+    @property
+    def closed(self) -> bool:
+        try:
+            json.loads(self.buffer)
+        except ValueError:
+            return False
+        return True
+
+    @property
+    def started(self) -> bool:
+        return bool(self.buffer.strip())
+
+    @property
+    def length(self) -> int:
+        return len(self.buffer)
+
+    def text(self) -> str:
+        return self.buffer
+
+    def close_offset(self, fragment: str) -> int:
+        return -1
+
+
+class _Records:
+    def __init__(self) -> None:
+        self.records: dict[int, _Record] = {}
+
+    def record(self, index: int) -> _Record | None:
+        return self.records.get(index)
+
+    def generated_id(self, index: int) -> str:
+        return f"toolstitch_call_{index}"
+
+    def take(self, items: Iterable[Item]) -> list[Item]:
+        """Consume ``items`` as the Stitcher would, applying each delta to the records."""
+        out = []
+        for item in items:
+            out.append(item)
+            if isinstance(item, Delta):
+                assert item.index is not None
+                record = self.records.setdefault(item.index, _Record(item.index))
+                record.id = record.id or item.id
+                record.name += item.name or ""
+                record.buffer += item.arguments or ""
+            elif isinstance(item, dict):  # a delta in the wire shape, index already the core's
+                self.records[item["index"]].buffer += item["function"]["arguments"]
+        return out
+
+
+def test_openai_chat_items() -> None:
+    records = _Records()
+    adapter = OpenAIChatAdapter(records=records)
+    entry: dict[str, Any] = {"index": 0, "id": "c1", "type": "function"}
+    entry["function"] = {"name": "f", "arguments": '{"abc"'}
+    items = records.take(adapter.feed({"choices": [{"delta": {"content": "Hi"}}]}))
+    items += records.take(adapter.feed({"choices": [{"delta": {"tool_calls": [entry]}}]}))
+    rest = {"index": 0, "function": {"arguments": ": 1}"}}
+    items += records.take(adapter.feed({"choices": [{"delta": {"tool_calls": [rest]}}]}))
+    items += records.take(adapter.feed({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}))
+    items += records.take(adapter.close())
+    assert items == [
+        TextDelta(text="Hi"),
+        Delta(index=0, id="c1", type="function", name="f", arguments='{"abc"'),
+        rest,  # the protocol's own shape goes to the core as it came
+        FinishReason(reason="tool_calls"),
+        EndCall(0),
+        EndCall(0),
+    ]
+
+
+def test_anthropic_items() -> None:
+    adapter = AnthropicAdapter()
+    block = {"type": "tool_use", "id": "tu1", "name": "f", "input": {}}
+    server = {"type": "server_tool_use", "id": "st1", "name": "web_search", "input": {}}
+    payloads: list[dict[str, Any]] = [
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": "{}"},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": server},
+        {"type": "content_block_stop", "index": 1},
+    ]
+    items = [item for payload in payloads for item in adapter.feed(payload)]
+    items += adapter.close()
+    assert items == [
+        Delta(index=0, id="tu1", name="f"),
+        Arguments(0, "{}"),
+        EndCall(0),
+        ServerDelta(Delta(index=1, id="st1", name="web_search")),
+        ServerDelta(Delta(index=1, arguments="{}")),
+        ServerEnd(1, "st1", "server_tool_use"),
+        Finish(),
+        ServerEnd(1, "st1", "server_tool_use"),
+    ]
+
+
+def test_openai_responses_items() -> None:
+    adapter = OpenAIResponsesAdapter()
+    added = {"type": "function_call", "id": "fc1", "call_id": "c1", "name": "f"}
+    payloads: list[dict[str, Any]] = [
+        {"type": "response.output_item.added", "output_index": 0, "item": added},
+        {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": "{}"},
+        {"type": "response.function_call_arguments.done", "output_index": 0, "arguments": "{}"},
+    ]
+    items = [item for payload in payloads for item in adapter.feed(payload)]
+    items += adapter.close()
+    assert items == [
+        Delta(index=0, id="c1", type="function", name="f"),
+        Arguments(0, "{}"),
+        EndCall(0),
+        Finish(),
+    ]
+
+
+def test_gemini_items() -> None:
+    adapter = GeminiAdapter()
+    part = {"functionCall": {"name": "f", "args": {"a": 1}}}
+    chunk = {"candidates": [{"content": {"parts": [part]}, "finishReason": "STOP"}]}
+    items = list(adapter.feed(chunk)) + list(adapter.close())
+    assert items == [
+        Delta(index=0, id=None, name="f", arguments='{"a":1}'),
+        EndCall(0),
+        FinishReason(reason="STOP"),
+        Finish(),
+    ]
