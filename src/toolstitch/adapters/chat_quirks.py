@@ -35,7 +35,8 @@ from typing import Any, Final
 from toolstitch.core.assembler import GENERATED_ID_PREFIX, Assembler
 from toolstitch.core.deltas import Delta
 from toolstitch.json.brackets import BracketScanner
-from toolstitch.json.diagnose import WHITESPACE, diagnose
+from toolstitch.json.diagnose import diagnose
+from toolstitch.json.lexicon import WHITESPACE
 from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallWarning, Event
 from toolstitch.vocab.errors import ProviderQuirk
 from toolstitch.vocab.stream_events import StreamWarning

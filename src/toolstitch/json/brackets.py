@@ -1,15 +1,15 @@
-"""A lenient scanner of brackets and strings, for messages and the quirk layer."""
+"""A lenient scanner of brackets and strings, for messages and the quirk layer.
+
+Superseded by ``ArgumentsTokenizer.close_offset`` / ``closed`` / ``started`` / ``depth``;
+kept until its last user (the quirk layer) has moved to them, then to be deleted. Both run
+``json.lexicon.skim``.
+"""
 
 from __future__ import annotations
 
-import re
-
-from toolstitch.json.diagnose import WHITESPACE
+from toolstitch.json.lexicon import skim
 
 __all__ = ["BracketScanner"]
-
-_STRUCTURE = re.compile(r'["{}\[\]]')
-_STRING_RUN = re.compile(r'[^"\\]*')
 
 
 class BracketScanner:
@@ -18,9 +18,6 @@ class BracketScanner:
     Lenient by design: it does not validate (the tokenizer does), it only follows strings
     and brackets, for callers that must know where the root value ends or how deep a
     fragment leaves it.
-
-    Regular expressions skip string bodies and the text between brackets, so Python runs once
-    per quote or bracket, not once per character.
     """
 
     __slots__ = ("closed", "depth", "escape", "in_string", "started")
@@ -34,43 +31,9 @@ class BracketScanner:
 
     def _run(self, text: str, *, commit: bool) -> int:
         """Scan ``text``; the offset just past the root's closing bracket, or -1."""
-        depth, in_string, escape, started = self.depth, self.in_string, self.escape, self.started
-        n = len(text)
-        i = 0
-        close = -1
-        while i < n:
-            if in_string:
-                if escape:
-                    escape = False
-                    i += 1
-                    continue
-                i = _STRING_RUN.match(text, i).end()  # type: ignore[union-attr]
-                if i >= n:
-                    break
-                if text[i] == "\\":
-                    escape = True
-                else:
-                    in_string = False
-                i += 1
-                continue
-            found = _STRUCTURE.search(text, i)
-            stop = n if found is None else found.start()
-            if not started and text[i:stop].strip(WHITESPACE):
-                started = True
-            if found is None:
-                break
-            ch = text[stop]
-            i = stop + 1
-            if ch == '"':
-                in_string = True
-            elif ch == "{" or ch == "[":
-                depth += 1
-                started = True
-            else:
-                depth -= 1
-                if depth <= 0:
-                    close = i
-                    break
+        close, depth, in_string, escape, started = skim(
+            text, self.depth, self.in_string, self.escape, self.started
+        )
         if commit:
             self.depth, self.in_string, self.escape, self.started = (
                 depth,

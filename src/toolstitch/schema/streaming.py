@@ -40,7 +40,6 @@ Draft 3 schemas get the final check only.
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -48,16 +47,14 @@ from decimal import Decimal
 from typing import Any, Final
 from urllib.parse import unquote
 
-from toolstitch.json.partial import StringDecoder, pointer_escape
+from toolstitch.json.lexicon import StringDecoder
+from toolstitch.json.pointer import pointer_escape, pointer_segments
 
 __all__ = [
     "StreamingSchemaCheck",
     "ToolSchema",
     "Violation",
     "final_check",
-    "locate_pointer",
-    "pointer_escape",
-    "pointer_segments",
 ]
 
 
@@ -308,11 +305,6 @@ class _Node:
             if isinstance(items, (Mapping, bool)):
                 self.rest = items
 
-    def item_schema(self, index: int) -> object:
-        if index < len(self.prefix):
-            return self.prefix[index]
-        return self.rest
-
     def key_schemas(self, key: str) -> tuple[list[object], bool]:
         """The schemas the value of ``key`` must match, and whether the key is additional."""
         found: list[object] = []
@@ -465,18 +457,6 @@ def _has_nested_id(schema: object, *, root: bool) -> bool:
         elif isinstance(item, list):
             stack.extend((v, False) for v in item)
     return False
-
-
-# -- pointers ---------------------------------------------------------------------------------
-
-
-def pointer_segments(pointer: str) -> list[str]:
-    """The unescaped reference tokens of a JSON Pointer (``""`` is the whole document)."""
-    if not pointer:
-        return []
-    if not pointer.startswith("/"):
-        raise ValueError(f"not a JSON Pointer: {pointer!r}")
-    return [s.replace("~1", "/").replace("~0", "~") for s in pointer[1:].split("/")]
 
 
 def _pointer(segments: Iterable[object]) -> str:
@@ -941,116 +921,3 @@ def final_check(schema: ToolSchema | Mapping[str, Any] | bool, value: object) ->
     """Validate a complete value with ``jsonschema`` (the schema's draft, default 2020-12)."""
     tool = schema if isinstance(schema, ToolSchema) else ToolSchema(schema)
     return tool.final_check(value)
-
-
-# -- locating ---------------------------------------------------------------------------------
-
-_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SCALAR: Final = re.compile(r"[^\s,\]}]+")
-_WS: Final = " \t\n\r"
-_SURROGATES: Final = re.compile("[\ud800-\udfff]")
-
-
-def _decode_key(raw: str) -> str:
-    text: str = json.loads(raw)
-    if not text.isascii() and _SURROGATES.search(text) is not None:
-        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
-    return text
-
-
-def locate_pointer(text: str, pointer: str, *, key: bool = False) -> int | None:
-    """Offset in ``text`` where the value at ``pointer`` starts, or its key with ``key=True``.
-
-    ``text`` is an arguments text or a prefix of one. With duplicate keys the last occurrence
-    wins (as in the parsed value). With ``key=True``, a key still open at the end of the text
-    matches when its decoded content so far equals the pointer's last segment (a key refused
-    while still arriving). An array element has no key: ``key=True`` gives its start. ``None``
-    if the text holds no such value (yet). One linear pass, for the error path only.
-    """
-    target = pointer_segments(pointer)
-    depth_wanted = len(target)
-    length = len(text)
-    i = 0
-    while i < length and text[i] in _WS:
-        i += 1
-    if depth_wanted == 0:
-        return i if i < length else None
-    result: int | None = None
-    # One entry per open container: [is_object, segment, key_start].
-    stack: list[list[Any]] = []
-    matched = 0  # leading segments of the current path equal to the target's
-    expect_key = False
-
-    def set_segment(segment: str, key_start: int) -> None:
-        nonlocal matched
-        depth = len(stack) - 1
-        entry = stack[depth]
-        entry[1] = segment
-        entry[2] = key_start
-        base = min(matched, depth)
-        matched = (
-            base + 1
-            if base == depth and depth < depth_wanted and target[depth] == segment
-            else base
-        )
-
-    while i < length:
-        c = text[i]
-        if c in _WS or c == ":":
-            i += 1
-            continue
-        if c == '"':
-            match = _STRING.match(text, i)
-            if expect_key:
-                if match is None:  # a key still arriving at the end of the text
-                    raw = text[i + 1 :]
-                    decoder = StringDecoder()
-                    so_far = decoder.push(raw)
-                    set_segment(so_far, i)
-                    if key and len(stack) == depth_wanted and matched == depth_wanted:
-                        result = i
-                    break
-                set_segment(_decode_key(match.group()), i)
-                expect_key = False
-                i = match.end()
-                continue
-            if len(stack) == depth_wanted and matched == depth_wanted:
-                result = stack[-1][2] if key and stack[-1][0] else i
-            if match is None:
-                break
-            i = match.end()
-            continue
-        if c == "{" or c == "[":
-            if len(stack) == depth_wanted and matched == depth_wanted:
-                result = stack[-1][2] if key and stack[-1][0] else i
-            if c == "{":
-                stack.append([True, None, None])
-                expect_key = True
-            else:
-                stack.append([False, None, None])
-                set_segment("0", i)
-            i += 1
-            continue
-        if c == "}" or c == "]":
-            stack.pop()
-            matched = min(matched, len(stack))
-            expect_key = False
-            i += 1
-            continue
-        if c == ",":
-            top = stack[-1]
-            if top[0]:
-                expect_key = True
-            else:
-                j = i + 1
-                while j < length and text[j] in _WS:
-                    j += 1
-                set_segment(str(int(top[1]) + 1), j)
-            i += 1
-            continue
-        # A number or a literal.
-        if len(stack) == depth_wanted and matched == depth_wanted:
-            result = stack[-1][2] if key and stack[-1][0] else i
-        match = _SCALAR.match(text, i)
-        i = match.end() if match is not None else length
-    return result
