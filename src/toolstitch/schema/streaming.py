@@ -216,6 +216,13 @@ class _Node:
     def __init__(self, schema: Mapping[str, Any] | None, draft: str) -> None:
         self.false = schema is None
         s: Mapping[str, Any] = schema or {}
+        self._init_values(s)
+        self._init_numbers(s, draft)
+        self._init_objects(s, draft)
+        self._init_arrays(s, draft)
+
+    def _init_values(self, s: Mapping[str, Any]) -> None:
+        """``type``, ``enum``, ``const``, ``minLength`` and ``maxLength``."""
         types = s.get("type")
         if isinstance(types, str):
             types = [types]
@@ -236,6 +243,9 @@ class _Node:
         self.value_prefixes = tuple(prefixes)
         self.min_length = _count_or_none(s.get("minLength"))
         self.max_length = _count_or_none(s.get("maxLength"))
+
+    def _init_numbers(self, s: Mapping[str, Any], draft: str) -> None:
+        """``minimum``, ``maximum``, ``exclusiveMinimum`` and ``exclusiveMaximum``."""
         self.minimum = _number_or_none(s.get("minimum"))
         self.maximum = _number_or_none(s.get("maximum"))
         self.excl_min = _number_or_none(s.get("exclusiveMinimum"))
@@ -248,6 +258,10 @@ class _Node:
                 self.minimum = None
             if self.excl_max is not None:
                 self.maximum = None
+
+    def _init_objects(self, s: Mapping[str, Any], draft: str) -> None:
+        """``properties``, ``patternProperties``, ``additionalProperties``, ``required``,
+        ``minProperties`` and ``maxProperties``."""
         properties = s.get("properties")
         self.properties: Mapping[str, Any] = properties if isinstance(properties, Mapping) else {}
         patterns = s.get("patternProperties")
@@ -279,6 +293,9 @@ class _Node:
             self.required = tuple(r for r in required if isinstance(r, str))
         self.min_props = _count_or_none(s.get("minProperties"))
         self.max_props = _count_or_none(s.get("maxProperties"))
+
+    def _init_arrays(self, s: Mapping[str, Any], draft: str) -> None:
+        """``items``, ``prefixItems``, ``additionalItems``, ``minItems`` and ``maxItems``."""
         self.min_items = _count_or_none(s.get("minItems"))
         self.max_items = _count_or_none(s.get("maxItems"))
         items = s.get("items")
@@ -570,6 +587,10 @@ def _what(kind: str) -> str:
     }[kind]
 
 
+# Inside a container no schema constrains: how each event changes the depth.
+_SKIP_STEP: Final = {"start_map": 1, "start_array": 1, "end_map": -1, "end_array": -1}
+
+
 class StreamingSchemaCheck:
     """Checks one call's arguments against its tool's schema as the events arrive.
 
@@ -606,72 +627,80 @@ class StreamingSchemaCheck:
         if not self._on:
             return []
         out: list[Violation] = []
-        frames = self._frames
         for event, data in batch:
             if self._skip:
-                if event == "start_map" or event == "start_array":
-                    self._skip += 1
-                elif event == "end_map" or event == "end_array":
-                    self._skip -= 1
-                continue
-            if event == "string_part":
+                self._skip += _SKIP_STEP.get(event, 0)
+            elif event == "string_part":
                 state = self._string if self._in_string else self._key
                 if state is not None and state.decode:
                     self._string_part(state, data, out)
             elif event == "map_key":
-                self._map_key(frames[-1], data, out)
+                self._map_key(self._frames[-1], data, out)
                 self._key = None
             elif event == "string":
-                if self._in_string:
-                    self._in_string = False
-                    if self._string is not None:
-                        self._string_end(self._string, data, out)
-                        self._string = None
-                else:
-                    nodes, path = self._value_start("string", data, out)
-                    if nodes:
-                        self._string_end(_OpenString(nodes, path, []), data, out)
+                self._string_done(data, out)
             elif event == "string_start":
-                if data == "key":
-                    top = frames[-1]
-                    prefixes = [
-                        (n, "additionalProperties", n.key_names)
-                        for n in top.nodes
-                        if n.key_names is not None
-                    ]
-                    self._key = _OpenString((), self._path(), prefixes)
-                else:
-                    self._in_string = True
-                    nodes, path = self._value_start("string", "", out)
-                    if nodes:
-                        prefixes = [(n, k, a) for n in nodes for k, a in n.value_prefixes]
-                        self._string = _OpenString(nodes, path, prefixes)
+                self._string_start(data, out)
             elif event == "start_map" or event == "start_array":
-                is_object = event == "start_map"
-                segment = self._segment()
-                nodes, _ = self._value_start("object" if is_object else "array", None, out)
-                if nodes or not frames:
-                    frames.append(_Frame(nodes, is_object, segment))
-                else:
-                    self._skip = 1
+                self._container_start(event == "start_map", out)
             elif event == "end_map" or event == "end_array":
-                self._close(frames.pop(), out)
+                self._close(self._frames.pop(), out)
             elif event == "scalar_start":
                 # A number or literal that will complete in a later fragment: its kind is
                 # certain now, its value later.
                 self._scalar = (*self._value_start(data, None, out), data)
             else:
-                value = float(data) if type(data) is Decimal else data
-                started = self._scalar
-                if started is None:
-                    self._value_start("scalar", value, out)
-                else:
-                    self._scalar = None
-                    self._scalar_end(started, value, out)
+                self._scalar_done(float(data) if type(data) is Decimal else data, out)
         if out:
             out = list(dict.fromkeys(out))
             self.violations.extend(out)
         return out
+
+    def _string_done(self, value: str, out: list[Violation]) -> None:
+        """A string value completed (it was open, or it arrived whole)."""
+        if self._in_string:
+            self._in_string = False
+            if self._string is not None:
+                self._string_end(self._string, value, out)
+                self._string = None
+            return
+        nodes, path = self._value_start("string", value, out)
+        if nodes:
+            self._string_end(_OpenString(nodes, path, []), value, out)
+
+    def _string_start(self, kind: str, out: list[Violation]) -> None:
+        """A key or a string value opened and stays open past its fragment."""
+        if kind == "key":
+            top = self._frames[-1]
+            prefixes = [
+                (n, "additionalProperties", n.key_names)
+                for n in top.nodes
+                if n.key_names is not None
+            ]
+            self._key = _OpenString((), self._path(), prefixes)
+            return
+        self._in_string = True
+        nodes, path = self._value_start("string", "", out)
+        if nodes:
+            prefixes = [(n, k, a) for n in nodes for k, a in n.value_prefixes]
+            self._string = _OpenString(nodes, path, prefixes)
+
+    def _container_start(self, is_object: bool, out: list[Violation]) -> None:
+        segment = self._segment()
+        nodes, _ = self._value_start("object" if is_object else "array", None, out)
+        if nodes or not self._frames:
+            self._frames.append(_Frame(nodes, is_object, segment))
+        else:
+            self._skip = 1
+
+    def _scalar_done(self, value: object, out: list[Violation]) -> None:
+        """A number or literal completed."""
+        started = self._scalar
+        if started is None:
+            self._value_start("scalar", value, out)
+        else:
+            self._scalar = None
+            self._scalar_end(started, value, out)
 
     # -- paths ---------------------------------------------------------------------------------
 
