@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 ``PartialArguments`` is fed the event batches of one ``ArgumentsTokenizer`` (see
-``_tokenizer.JSONEventBatch``) and keeps the Python value they describe so far: a ``dict``
+``json.tokenizer.JSONEventBatch``) and keeps the Python value they describe so far: a ``dict``
 holding every completed scalar, the open containers (nested as they are in the text), and the
 string value still arriving, decoded as far as it has arrived. It never re-parses: every event
 costs O(1) (a string part costs O(its length)), and ``value`` returns the live structure

@@ -15,10 +15,14 @@ quote in one piece. yajl then scans each string at most twice, and all work is l
 
 It also guards what yajl cannot: the top-level value must be an object; nesting deeper than
 ``max_depth`` stops the call (yajl has no limit, ``json.loads`` fails near 1,000); a run of
-digits longer than ``max_number_digits`` never reaches yajl (longer integer literals crash
-ijson's C backend); a surrogate pair split across fragments is joined before encoding.
+digits longer than ``max_number_digits`` (or the interpreter's own lower int digit limit)
+never reaches yajl (longer integer literals crash ijson's C backend); a surrogate pair split
+across fragments is joined before encoding. Its lexical rules all come from ``json.lexicon``.
 
-Errors are located exactly by ``_diagnose`` on the error path only; this module only says
+It also says where a fragment fed next would close the object (``close_offset``, a lookahead
+that follows strings and brackets from the tokenizer's own state), and how deep the text is.
+
+Errors are located exactly by ``json.diagnose`` on the error path only; this module only says
 *which fragment* went wrong, which is the fragment that delivered the first bad character.
 """
 

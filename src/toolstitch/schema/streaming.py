@@ -8,7 +8,7 @@ object reached, holding the keywords of the streamed subset in ready-to-use form
 conjunction of schemas that applies to one value (``allOf`` members and local ``$ref``
 targets flattened in) is a tuple of nodes, cached per schema object.
 
-``StreamingSchemaCheck`` is fed one call's event batches (``_tokenizer.JSONEventBatch``) and
+``StreamingSchemaCheck`` is fed one call's event batches (``json.tokenizer.JSONEventBatch``) and
 keeps a stack of frames, one per open object or array that some schema constrains; a
 container no schema constrains is skipped with a depth counter and costs one comparison per
 event. Each keyword of the subset is checked at the earliest event that makes its violation
