@@ -22,6 +22,7 @@ from strategies import (
     text_and_fragments,
 )
 from toolstitch import Assembler, CallDiscarded, CallReady, Delta, LimitExceeded
+from toolstitch.json import tokenizer as tokenizer_module
 from toolstitch.json.lexicon import digit_cap
 from toolstitch.json.tokenizer import (
     BACKEND,
@@ -315,6 +316,7 @@ def _check_lookahead(fragments: list[str], close: int) -> None:
         depth, _, started = states[fed]
         assert tok.depth == depth
         assert tok.started == started
+    assert not tokenizer_module._NOT_HELD  # nobody listened: nothing was held
 
 
 @PROPERTY_SETTINGS

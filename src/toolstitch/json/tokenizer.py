@@ -103,6 +103,7 @@ _SLICE: Final = 16 * 1024
 QUOTE: Final = '"'
 # A held string body longer than this is handed to yajl before its closing quote arrives.
 _FLUSH_AT: Final = 64 * 1024
+_NOT_HELD: Final[list[str]] = []
 
 
 class InvalidFragment(Exception):
@@ -183,11 +184,11 @@ class ArgumentsTokenizer:
     trailing text), and an error is final.
 
     ``closed``, ``started`` and ``depth`` report its state, and ``close_offset`` says,
-    without changing anything, where a fragment fed next would close the object.
+    without changing anything, where a fragment fed next would close the object (all four
+    mean nothing once ``feed`` has raised).
     """
 
     __slots__ = (
-        "_closed",
         "_coro",
         "_digit_run",
         "_events",
@@ -234,9 +235,10 @@ class ArgumentsTokenizer:
         self._sig = ""  # the last non-whitespace character outside string bodies
         self._token = ""  # an unfinished number or literal at the end of the text so far
         self._started = False
-        self._closed = False
         self._in_string = False
-        self._pending: list[str] = []  # held-back body of the open string (when listened to)
+        # The held-back body of the open string; kept only when someone listens, so a call
+        # nobody listens to shares one empty list that is never appended to.
+        self._pending: list[str] = _NOT_HELD if listener is None else []
         self._loose = 0  # pieces at the end of ``_pending`` not yet joined into one
         self._held = 0  # characters in the joined pieces of ``_pending``
         self._flushed = 0  # characters of the open string's body already sent to yajl
@@ -255,7 +257,8 @@ class ArgumentsTokenizer:
     @property
     def closed(self) -> bool:
         """Whether the top-level object has closed."""
-        return self._closed
+        # Once started, the opening brace is on the stack until the object closes.
+        return self._started and not self._stack
 
     @property
     def started(self) -> bool:
@@ -276,7 +279,7 @@ class ArgumentsTokenizer:
         the previous fragment too) and brackets, exactly whatever the split; unlike ``feed``
         it validates nothing (see ``lexicon.skim``).
         """
-        if self._closed:
+        if self._started and not self._stack:
             return 0
         escape = self._in_string and self._tail.endswith("\\")
         return skim(fragment, len(self._stack), self._in_string, escape, self._started)[0]
@@ -287,6 +290,7 @@ class ArgumentsTokenizer:
         if self._offset:
             raise RuntimeError("the listener must be set before the first fragment")
         self._listener = listener
+        self._pending = _NOT_HELD if listener is None else []
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -469,7 +473,7 @@ class ArgumentsTokenizer:
                 if bracket is None:
                     stack.pop()
                     if not stack:
-                        closed = self._closed = True
+                        closed = True
                 else:
                     stack.append(bracket)
                     if len(stack) > self._max_depth:
@@ -603,7 +607,7 @@ class ArgumentsTokenizer:
                 if bracket is None:
                     stack.pop()
                     if not stack:
-                        closed = self._closed = True
+                        closed = True
                 else:
                     stack.append(bracket)
                     if len(stack) > self._max_depth:
