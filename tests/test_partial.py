@@ -28,13 +28,9 @@ from hypothesis import strategies as st
 
 from reference import joined, load, typed
 from strategies import PROPERTY_SETTINGS, splits, text_and_fragments
-from toolstitch.json.partial import (
-    PartialArguments,
-    StringDecoder,
-    ValueUpdate,
-    decode_string_content,
-    pointer_escape,
-)
+from toolstitch.json.lexicon import StringDecoder, decode_string_content
+from toolstitch.json.partial import PartialArguments, ValueUpdate
+from toolstitch.json.pointer import pointer_escape
 from toolstitch.json.tokenizer import ArgumentsTokenizer, JSONEventBatch
 
 

@@ -27,15 +27,13 @@ from jsonschema import Draft202012Validator
 from jsonschema._utils import equal as jsonschema_equal
 
 from strategies import PROPERTY_SETTINGS, splits
-from toolstitch.json.partial import pointer_escape
+from toolstitch.json.pointer import locate_pointer, pointer_escape, pointer_segments
 from toolstitch.json.tokenizer import ArgumentsTokenizer
 from toolstitch.schema.streaming import (
     StreamingSchemaCheck,
     ToolSchema,
     Violation,
     final_check,
-    locate_pointer,
-    pointer_segments,
 )
 
 

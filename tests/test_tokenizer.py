@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Iterator
+
 import ijson
 import pytest
 from hypothesis import assume, given
@@ -17,7 +21,9 @@ from strategies import (
     splits,
     text_and_fragments,
 )
-from toolstitch import Assembler, CallReady, Delta
+from toolstitch import Assembler, CallDiscarded, CallReady, Delta, LimitExceeded
+from toolstitch.json import tokenizer as tokenizer_module
+from toolstitch.json.lexicon import digit_cap
 from toolstitch.json.tokenizer import (
     BACKEND,
     ArgumentsTokenizer,
@@ -228,3 +234,202 @@ def test_listener_sees_the_events_of_the_whole_text(case: tuple[str, list[str]])
             # The next event of ijson's is that scalar, of the kind announced.
             following = next(e for e in seen[position + 1 :] if e[0] not in own)
             assert following[0] == value
+
+
+# -- close_offset, closed, started, depth -------------------------------------------------------
+
+
+def _skim_reference(text: str) -> list[tuple[int, bool, bool]]:
+    """Character by character, for each prefix length k (0..len): (depth, in_string, started)
+    after ``text[:k]``, and the offset just past the root's closing bracket (or -1).
+
+    Follows strings and brackets only, as ``close_offset`` promises.
+    """
+    depth, in_string, escape, started = 0, False, False, False
+    states = [(depth, in_string, started)]
+    for ch in text:
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+            started = True
+        elif ch in "}]":
+            depth -= 1
+        elif ch not in " \t\r\n":
+            started = True
+        states.append((depth, in_string, started))
+    return states
+
+
+def _reference_close(text: str) -> int:
+    depth, in_string, escape = 0, False, False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth <= 0:
+                return i + 1
+    return -1
+
+
+def _check_lookahead(fragments: list[str], close: int) -> None:
+    """Feed ``fragments`` while the tokenizer accepts them, checking ``close_offset``
+    (against ``close``, where the joined text's object ends, -1 if never) before each feed
+    and ``closed`` / ``started`` / ``depth`` after it."""
+    text = "".join(fragments)
+    states = _skim_reference(text)
+    tok = tokenizer()
+    fed = 0
+    for fragment in fragments:
+        offset = tok.close_offset(fragment)
+        if close < 0 or close > fed + len(fragment):
+            assert offset == -1
+        else:
+            assert offset == close - fed
+        try:
+            closed = tok.feed(fragment)
+        except (InvalidFragment, DigitsExceeded):
+            return
+        fed += len(fragment)
+        assert closed == (offset >= 0)
+        assert tok.closed == closed
+        if closed:
+            assert tok.close_offset("}") == 0
+            return
+        depth, _, started = states[fed]
+        assert tok.depth == depth
+        assert tok.started == started
+    assert not tokenizer_module._NOT_HELD  # nobody listened: nothing was held
+
+
+@PROPERTY_SETTINGS
+@given(case=text_and_fragments(), tail=st.sampled_from(["", " ", "}", '{"b": 1}', "]", ' "x']))
+def test_close_offset_is_exact_on_valid_text_whatever_the_split(
+    case: tuple[str, list[str]], tail: str
+) -> None:
+    text, fragments = case
+    assume(not has_huge_exponent(text))
+    # The object ends at the last non-whitespace character: json's own decoder agrees (on
+    # the text with raw surrogate pairs joined), and so does the reference skim.
+    close = len(text.rstrip(" \t\n\r"))
+    loaded = joined(text)
+    assert json.JSONDecoder().raw_decode(loaded.lstrip(" \t\n\r"))[1] == len(
+        loaded.strip(" \t\n\r")
+    )
+    assert _reference_close(text) == close
+    if tail and fragments:
+        fragments = [*fragments[:-1], fragments[-1] + tail]
+    _check_lookahead(fragments, close)
+
+
+@PROPERTY_SETTINGS
+@given(data=st.data())
+def test_close_offset_follows_strings_and_brackets_on_mutated_text(data: st.DataObject) -> None:
+    text = data.draw(argument_texts().flatmap(mutated))
+    assume(not has_huge_exponent(text))
+    fragments = data.draw(splits(text))
+    _check_lookahead(fragments, _reference_close(text))
+
+
+@pytest.mark.parametrize(
+    ("fragments", "expected"),
+    [
+        (['{"a": "x\\', '"}', '"}'], [-1, -1, 2]),  # an escaped quote, its backslash before
+        (['{"a": "x\\', '\\"}'], [-1, 3]),  # an escaped backslash: the quote closes it
+        (['{"a": "\\u00', '7d"}'], [-1, 4]),
+        (['{"a": [', "]", "}"], [-1, -1, 1]),
+        (["  ", ' {"a": 1} trailing'], [-1, 9]),
+    ],
+)
+def test_close_offset_across_a_pending_escape(fragments: list[str], expected: list[int]) -> None:
+    tok = tokenizer()
+    seen = []
+    for fragment in fragments:
+        seen.append(tok.close_offset(fragment))
+        if seen[-1] >= 0:
+            break
+        tok.feed(fragment)
+    assert seen == expected
+    assert not tok.closed
+
+
+def test_state_before_and_after_the_close() -> None:
+    tok = tokenizer()
+    assert (tok.closed, tok.started, tok.depth, tok.close_offset("{}")) == (False, False, 0, 2)
+    tok.feed("  ")
+    assert not tok.started
+    tok.feed('{"a": [{')
+    assert (tok.started, tok.depth) == (True, 3)
+    assert tok.feed("}]}")
+    assert (tok.closed, tok.depth, tok.close_offset(" ")) == (True, 0, 0)
+
+
+# -- the interpreter's own digit limit ----------------------------------------------------------
+
+
+@pytest.fixture
+def int_digits_640() -> Iterator[None]:
+    get = getattr(sys, "get_int_max_str_digits", None)
+    if get is None:
+        pytest.skip("this Python has no int digit limit")
+    before = get()
+    sys.set_int_max_str_digits(640)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(before)
+
+
+@pytest.mark.usefixtures("int_digits_640")
+@pytest.mark.parametrize("cut", [None, 3, 400, 645])
+def test_a_number_past_the_interpreters_digit_limit_is_a_limit_not_a_crash(
+    cut: int | None,
+) -> None:
+    # Regression: after sys.set_int_max_str_digits(640) a 1,000-digit number made
+    # Assembler.feed raise SystemError from inside ijson's C backend.
+    text = '{"a": ' + "1" * 1000 + "}"
+    fragments = [text] if cut is None else [text[: 6 + cut], text[6 + cut :]]
+    assembler = Assembler()
+    events = assembler.feed(Delta(index=0, id="call_1", name="f"))
+    for fragment in fragments:
+        events += assembler.feed(Delta(index=0, arguments=fragment))
+    events += assembler.finish()
+    discarded = [e for e in events if isinstance(e, CallDiscarded)]
+    assert len(discarded) == 1
+    error = discarded[0].error
+    assert isinstance(error, LimitExceeded)
+    assert (error.limit, error.offset) == ("max_number_digits", 6 + 640)
+
+
+@pytest.mark.usefixtures("int_digits_640")
+def test_a_number_at_the_interpreters_digit_limit_is_accepted() -> None:
+    text = '{"a": -' + "1" * 640 + "}"
+    assembler = Assembler()
+    events = assembler.feed(Delta(index=0, id="call_1", name="f", arguments=text))
+    ready = [e for e in events if isinstance(e, CallReady)]
+    assert ready
+    assert ready[0].call.parsed_arguments == {"a": -int("1" * 640)}
+
+
+def test_the_digit_cap_is_the_lower_of_the_two_limits() -> None:
+    get = getattr(sys, "get_int_max_str_digits", None)
+    interpreter = get() if get is not None else 0
+    assert digit_cap(10) == 10
+    assert digit_cap(10**9) == (interpreter or 10**9)

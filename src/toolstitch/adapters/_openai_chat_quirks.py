@@ -42,7 +42,8 @@ from typing import Any, Final
 from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import EndCall, Item
 from toolstitch.core.record import CallRecord, CallRecords
-from toolstitch.json.diagnose import WHITESPACE, diagnose
+from toolstitch.json.diagnose import diagnose
+from toolstitch.json.lexicon import WHITESPACE
 from toolstitch.json.tokenizer import ArgumentsTokenizer
 from toolstitch.vocab.call_events import CallState, CallWarning
 from toolstitch.vocab.errors import ProviderQuirk

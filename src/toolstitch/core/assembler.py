@@ -41,8 +41,8 @@ from toolstitch.core.machine import (
     on_first_id,
 )
 from toolstitch.core.record import CallRecord
-from toolstitch.json.brackets import BracketScanner
-from toolstitch.json.diagnose import WHITESPACE, diagnose, locate, snippet
+from toolstitch.json.diagnose import diagnose
+from toolstitch.json.lexicon import WHITESPACE, locate, snippet
 from toolstitch.json.tokenizer import (
     ArgumentsTokenizer,
     DepthExceeded,
@@ -453,7 +453,7 @@ class Assembler:
                 TruncatedArguments(
                     "the arguments ended before their object closed "
                     f"({call.length} characters received, "
-                    f"{_open_brackets(call.text())} still open)"
+                    f"{_open_brackets(call.tokenizer.depth)} still open)"
                 ),
                 events,
             )
@@ -717,7 +717,7 @@ class Assembler:
             self._schema_warning(call, error, events)
 
     def _schema_error(self, call: _Call, violation: Any) -> SchemaViolation:
-        from toolstitch.schema.streaming import locate_pointer
+        from toolstitch.json.pointer import locate_pointer
 
         offset = locate_pointer(call.text(), violation.path, key=violation.at_key)
         where = "" if offset is None else f" (offset {offset})"
@@ -906,9 +906,6 @@ def _bind_listener(
     return forward
 
 
-def _open_brackets(text: str) -> str:
-    """How many containers an unclosed (valid) prefix leaves open, for messages."""
-    scanner = BracketScanner()
-    scanner.feed(text)
-    depth = scanner.depth
+def _open_brackets(depth: int) -> str:
+    """``depth`` containers left open by an unclosed (valid) prefix, for messages."""
     return f"{depth} container{'s' if depth != 1 else ''}"

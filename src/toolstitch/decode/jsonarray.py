@@ -14,26 +14,30 @@ JSON array whose elements arrive over time (``[{...}\\n,\\r\\n{...}\\n]``).
 from __future__ import annotations
 
 import re
-import sys
 from decimal import Decimal
 from typing import Any, NoReturn
 
 import ijson
 
+from toolstitch.json.lexicon import (
+    DIGIT_RUN_BYTES,
+    NON_WHITESPACE_BYTE,
+    STRING_SPECIAL_BYTE,
+    digit_cap,
+    escape_code,
+    escape_length,
+    surrogate_half,
+)
 from toolstitch.vocab.errors import StreamDecodeError
 
 __all__ = ["JSONArrayDecoder"]
 
 # ijson's C backend turns integer literals into ``int``; past the interpreter's int digit
-# limit (4,300 by default) that conversion fails inside C code and leaves the interpreter in
-# a broken state (SystemError, or worse). So runs of more digits than this are rejected
-# before ijson sees them.
+# limit that conversion fails inside C code and leaves the interpreter in a broken state
+# (SystemError, or worse). So runs of more digits than this, or than the interpreter's limit
+# when that is lower (``lexicon.digit_cap``), are rejected before ijson sees them.
 MAX_DIGITS = 4000
 
-_NON_WS = re.compile(rb"[^ \t\r\n]")
-_IN_STRING = re.compile(rb'["\\]')
-_HEX4 = re.compile(rb"[0-9a-fA-F]{4}")
-_LEADING_DIGITS = re.compile(rb"[0-9]*")
 # The caret line of a verbose yajl error message puts the failing byte at column 40.
 _YAJL_CARET = 40
 
@@ -52,7 +56,8 @@ class JSONArrayDecoder:
       errors ijson finds, ``offset`` is where it stopped: at or just after the bad token);
     * for an element larger than ``max_element_bytes``, counted from the previous separator
       (``offset`` is where the limit was passed, after buffering about that much);
-    * for a run of more than ``MAX_DIGITS`` (4,000) digits outside strings, which ijson's C
+    * for a run of more than ``MAX_DIGITS`` (4,000) digits outside strings (or more than
+      ``sys.get_int_max_str_digits()`` when that is lower), which ijson's C
       backend cannot safely convert to ``int``;
     * unlike ``json.loads``, for an unpaired UTF-16 surrogate escape in a string
       (``"\\ud800"``): not valid Unicode, and ijson would silently turn it into ``"?"`` or a
@@ -66,10 +71,7 @@ class JSONArrayDecoder:
         if max_element_bytes < 1:
             raise ValueError("max_element_bytes must be positive")
         self.max_element_bytes = max_element_bytes
-        max_digits = MAX_DIGITS
-        int_limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
-        if int_limit:  # 0 means unlimited; a lower limit set by the application also counts
-            max_digits = min(max_digits, int_limit - 1)
+        max_digits = digit_cap(MAX_DIGITS)
         self._max_digits = max_digits
         self._outside = re.compile(
             rb'["\[\]{},]|(?<![0-9])[0-9]{%d}|(?<![0-9])[0-9]+\Z' % (max_digits + 1)
@@ -169,62 +171,25 @@ class JSONArrayDecoder:
         """
         pos = 0
         size = len(chunk)
+        violation: tuple[int, str] | None = None
         if self._phase == 0:
-            match = _NON_WS.search(chunk)
-            if match is None:
-                return None
-            pos = match.start()
-            if chunk[pos] != 0x5B:  # "["
-                return base + pos, "the body is not a JSON array (it does not start with '[')"
-            self._phase = 1
-            self._depth = 1
-            pos += 1
-            self._element_start = base + pos
+            pos, violation = self._open(chunk, base)
+            if pos < 0 or violation is not None:
+                return violation
         elif self._phase == 2:
             return self._check_trailing(chunk, 0, base)
         elif self._digits:
-            match = _LEADING_DIGITS.match(chunk)
-            assert match is not None  # "[0-9]*" always matches
-            run = self._digits + match.end()
-            if run > self._max_digits:
-                return base + self._max_digits - self._digits, self._digits_message()
-            self._digits = run if match.end() == size else 0
-            pos = match.end()
+            pos, violation = self._continue_digits(chunk, base)
+            if violation is not None:
+                return violation
 
         depth = self._depth
-        in_string = self._in_string
         outside = self._outside
-        violation: tuple[int, str] | None = None
         while pos < size:
-            if in_string:
-                if self._escape:  # an escape sequence, perhaps begun in an earlier chunk
-                    escape = self._escape + chunk[pos : pos + 5]
-                    length = 6 if escape[1:2] == b"u" else 2
-                    if len(escape) < length:  # it goes on in the next chunk
-                        self._escape = escape
-                        pos = size
-                        break
-                    pos += length - len(self._escape)
-                    self._escape = b""
-                    violation = self._check_escape(escape[:length])
-                    if violation is not None:
-                        break
-                    continue
-                match = _IN_STRING.search(chunk, pos)
-                if self._high_surrogate is not None and (
-                    match is None or match.start() != pos or chunk[pos] != 0x5C
-                ):
-                    violation = self._surrogate_violation(self._high_surrogate)
+            if self._in_string:
+                pos, violation = self._in_string_scan(chunk, pos, base)
+                if violation is not None:
                     break
-                if match is None:
-                    pos = size
-                    break
-                pos = match.end()
-                if chunk[match.start()] == 0x22:  # '"'
-                    in_string = False
-                else:  # a backslash: the escape is read in the next round
-                    self._escape = b"\\"
-                    self._escape_start = base + match.start()
                 continue
             match = outside.search(chunk, pos)
             if match is None:
@@ -233,7 +198,7 @@ class JSONArrayDecoder:
             pos = match.end()
             byte = chunk[start]
             if byte == 0x22:  # '"'
-                in_string = True
+                self._in_string = True
             elif byte in (0x5B, 0x7B):  # "[", "{"
                 depth += 1
             elif byte in (0x5D, 0x7D):  # "]", "}"
@@ -254,33 +219,84 @@ class JSONArrayDecoder:
             else:  # a digit run reaching the end of the chunk may go on in the next one
                 self._digits = pos - start
         self._depth = depth
-        self._in_string = in_string
-        if violation is None:
-            if self._phase == 1:
-                violation = self._check_size(base + size)
-            elif self._phase == 2:
-                violation = self._check_trailing(chunk, pos, base)
-        return violation
+        return self._chunk_end(chunk, pos, base) if violation is None else violation
+
+    def _chunk_end(self, chunk: bytes, pos: int, base: int) -> tuple[int, str] | None:
+        """The checks due once a chunk was scanned up to ``pos`` without a violation."""
+        if self._phase == 1:
+            return self._check_size(base + len(chunk))
+        if self._phase == 2:
+            return self._check_trailing(chunk, pos, base)
+        return None
+
+    def _open(self, chunk: bytes, base: int) -> tuple[int, tuple[int, str] | None]:
+        """Before the array: where the scan goes on (-1: only whitespace so far)."""
+        match = NON_WHITESPACE_BYTE.search(chunk)
+        if match is None:
+            return -1, None
+        pos = match.start()
+        if chunk[pos] != 0x5B:  # "["
+            return pos, (base + pos, "the body is not a JSON array (it does not start with '[')")
+        self._phase = 1
+        self._depth = 1
+        pos += 1
+        self._element_start = base + pos
+        return pos, None
+
+    def _continue_digits(self, chunk: bytes, base: int) -> tuple[int, tuple[int, str] | None]:
+        """The previous chunk ended in a run of digits: follow it into this one."""
+        match = DIGIT_RUN_BYTES.match(chunk)
+        assert match is not None  # "[0-9]*" always matches
+        run = self._digits + match.end()
+        if run > self._max_digits:
+            return 0, (base + self._max_digits - self._digits, self._digits_message())
+        self._digits = run if match.end() == len(chunk) else 0
+        return match.end(), None
+
+    def _in_string_scan(
+        self, chunk: bytes, pos: int, base: int
+    ) -> tuple[int, tuple[int, str] | None]:
+        """Inside a string at ``pos``: skip to its next escape or its end."""
+        if self._escape:  # an escape sequence, perhaps begun in an earlier chunk
+            escape = self._escape + chunk[pos : pos + 5]
+            length = escape_length(escape)
+            if len(escape) < length:  # it goes on in the next chunk
+                self._escape = escape
+                return len(chunk), None
+            pos += length - len(self._escape)
+            self._escape = b""
+            return pos, self._check_escape(escape[:length])
+        match = STRING_SPECIAL_BYTE.search(chunk, pos)
+        if self._high_surrogate is not None and (
+            match is None or match.start() != pos or chunk[pos] != 0x5C
+        ):
+            return pos, self._surrogate_violation(self._high_surrogate)
+        if match is None:
+            return len(chunk), None
+        if chunk[match.start()] == 0x22:  # '"'
+            self._in_string = False
+        else:  # a backslash: the escape is read in the next round
+            self._escape = b"\\"
+            self._escape_start = base + match.start()
+        return match.end(), None
 
     def _check_trailing(self, chunk: bytes, pos: int, base: int) -> tuple[int, str] | None:
         # Checked here because yajl accepts an unterminated string after the array.
-        match = _NON_WS.search(chunk, pos)
+        match = NON_WHITESPACE_BYTE.search(chunk, pos)
         if match is None:
             return None
         return base + match.start(), "data after the end of the JSON array"
 
     def _check_escape(self, escape: bytes) -> tuple[int, str] | None:
         """Follow UTF-16 surrogate pairs: ``\\uD800``-``\\uDBFF`` must precede a low one."""
-        code = -1
-        if escape[1:2] == b"u" and _HEX4.fullmatch(escape, 2):
-            code = int(escape[2:], 16)
-        if 0xDC00 <= code < 0xE000:
+        half = surrogate_half(escape_code(escape))
+        if half == "low":
             if self._high_surrogate is None:
                 return self._surrogate_violation(self._escape_start)
             self._high_surrogate = None
         elif self._high_surrogate is not None:
             return self._surrogate_violation(self._high_surrogate)
-        elif 0xD800 <= code < 0xDC00:
+        elif half == "high":
             self._high_surrogate = self._escape_start
         return None
 

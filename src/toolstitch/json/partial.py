@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 ``PartialArguments`` is fed the event batches of one ``ArgumentsTokenizer`` (see
-``_tokenizer.JSONEventBatch``) and keeps the Python value they describe so far: a ``dict``
+``json.tokenizer.JSONEventBatch``) and keeps the Python value they describe so far: a ``dict``
 holding every completed scalar, the open containers (nested as they are in the text), and the
 string value still arriving, decoded as far as it has arrived. It never re-parses: every event
 costs O(1) (a string part costs O(its length)), and ``value`` returns the live structure
@@ -37,83 +37,24 @@ completed value at any path, containers included and the root last, as
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any, Final
+from typing import Any
 
-from toolstitch.json.diagnose import body_end
+from toolstitch.json.lexicon import StringDecoder
+from toolstitch.json.pointer import pointer_escape
 
-__all__ = [
-    "PartialArguments",
-    "StringDecoder",
-    "ValueUpdate",
-    "decode_string_content",
-    "pointer_escape",
-]
+__all__ = ["PartialArguments", "ValueUpdate"]
 
 #: ``(JSON Pointer, value, done)``: a completed value (``done=True``), or the newly decoded
 #: text of a watched string still arriving (``done=False``).
 ValueUpdate = tuple[str, object, bool]
-
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-_loads: Final = json.loads
-
-
-def pointer_escape(segment: str) -> str:
-    """One JSON Pointer reference token (RFC 6901): ``~`` as ``~0``, ``/`` as ``~1``."""
-    if "~" in segment or "/" in segment:
-        return segment.replace("~", "~0").replace("/", "~1")
-    return segment
-
-
-def decode_string_content(raw: str) -> str:
-    """Decode complete JSON string content (escapes, raw surrogate pairs) as ijson would."""
-    text: str = _loads('"' + raw + '"') if "\\" in raw else raw
-    if not text.isascii() and _SURROGATE.search(text) is not None:
-        # Raw surrogate halves (a pair split by a UTF-16 decoder) make one character.
-        text = text.encode("utf-16", "surrogatepass").decode("utf-16")
-    return text
-
-
-class StringDecoder:
-    """Decodes the raw parts of one JSON string as they arrive.
-
-    ``push`` returns the text decoded from the part (with what was held back before); the end
-    of an escape or surrogate pair that may still complete is held back for the next part.
-    The parts must be valid string content, as the tokenizer guarantees.
-    """
-
-    __slots__ = ("_tail",)
-
-    def __init__(self) -> None:
-        self._tail = ""
-
-    @property
-    def holding(self) -> bool:
-        """Whether an unfinished escape or surrogate pair is held back."""
-        return bool(self._tail)
-
-    def push(self, raw: str) -> str:
-        if self._tail:
-            raw = self._tail + raw
-        end = body_end(raw, 0)
-        if end == len(raw):
-            self._tail = ""
-            return decode_string_content(raw) if raw else ""
-        self._tail = raw[end:]
-        return decode_string_content(raw[:end]) if end else ""
 
 
 def _parse_pattern(pointer: str) -> tuple[str, ...]:
     if pointer and not pointer.startswith("/"):
         raise ValueError(f"not a JSON Pointer: {pointer!r} (it must be empty or start with '/')")
     return tuple(pointer.split("/")[1:])
-
-
-def _to_python(value: object) -> object:
-    return float(value) if type(value) is Decimal else value
 
 
 class PartialArguments:
@@ -230,90 +171,98 @@ class PartialArguments:
     def feed(self, batch: Iterable[tuple[str, Any]]) -> list[ValueUpdate]:
         """Apply one batch of events; return the updates it caused (see the class doc)."""
         out: list[ValueUpdate] = []
-        stack = self._stack
-        keys = self._keys
-        track = self._track
         for event, data in batch:
             if event == "string_part":
-                if self._open_key:
-                    continue
                 if self._watched:
-                    piece = self._decoder.push(data)
-                    if piece:
-                        self._append(piece)
-                        out.append((self._open_ptr, piece, False))
-                else:
+                    self._watched_part(data, out)
+                elif not self._open_key:
                     self._raw.append(data)
             elif event == "map_key":
-                keys[-1] = data
+                self._keys[-1] = data
                 self._open_key = False
             elif event == "string":
                 if self._open:
-                    # The open string closed: ijson's decoded whole replaces the view's.
-                    self._open = False
-                    self._raw.clear()
-                    self._decoder = StringDecoder()
-                    self._slot[self._slot_key] = data
-                    if track:
-                        pointer = self._open_ptr
-                        if self._report or self._watched:
-                            out.append((pointer, data, True))
-                    self._watched = False
-                    self._slot = None
+                    self._close_string(data, out)
                 else:
-                    if track:
-                        pointer = self._child_pointer()
-                    self._put(data)
-                    if track and (self._report or self._is_watched(pointer)):
-                        out.append((pointer, data, True))
+                    self._value(data, out)
             elif event == "string_start":
                 if data == "key":
                     self._open_key = True
-                    continue
-                top = stack[-1]
-                if track:
-                    self._open_ptr = self._child_pointer()
-                    self._watched = self._is_watched(self._open_ptr)
-                if type(top) is dict:
-                    self._slot = top
-                    self._slot_key = keys[-1]
-                    top[self._slot_key] = ""
                 else:
-                    self._slot = top
-                    self._slot_key = -1
-                    top.append("")
-                self._open = True
-                if self._watched:
-                    out.append((self._open_ptr, "", False))
+                    self._open_string(out)
             elif event == "start_map" or event == "start_array":
-                new: Any = {} if event == "start_map" else []
-                if stack:
-                    if track:
-                        self._ptrs.append(self._child_pointer())
-                    self._put(new)
-                else:
-                    new = self._root
-                    if track:
-                        self._ptrs.append("")
-                stack.append(new)
-                keys.append(None)
+                self._start({} if event == "start_map" else [])
             elif event == "end_map" or event == "end_array":
-                closed = stack.pop()
-                keys.pop()
-                if track:
-                    pointer = self._ptrs.pop()
-                    if self._report or self._is_watched(pointer):
-                        out.append((pointer, closed, True))
-                if not stack:
-                    self.done = True
-            elif event == "scalar_start":
-                continue  # a number or literal still arriving: shown once it completes
-            else:
-                # number, boolean, null
-                value = _to_python(data)
-                if track:
-                    pointer = self._child_pointer()
-                self._put(value)
-                if track and (self._report or self._is_watched(pointer)):
-                    out.append((pointer, value, True))
+                self._end(out)
+            elif event != "scalar_start":
+                # number, boolean, null (a number or literal still arriving is shown once it
+                # completes)
+                self._value(float(data) if type(data) is Decimal else data, out)
         return out
+
+    def _value(self, value: object, out: list[ValueUpdate]) -> None:
+        """A complete scalar (or a string that arrived whole) at the current position."""
+        if self._track:
+            pointer = self._child_pointer()
+            self._put(value)
+            if self._report or self._is_watched(pointer):
+                out.append((pointer, value, True))
+        else:
+            self._put(value)
+
+    def _watched_part(self, raw: str, out: list[ValueUpdate]) -> None:
+        piece = self._decoder.push(raw)
+        if piece:
+            self._append(piece)
+            out.append((self._open_ptr, piece, False))
+
+    def _open_string(self, out: list[ValueUpdate]) -> None:
+        """A string value opens and stays open past its fragment: show it as it arrives."""
+        top = self._stack[-1]
+        if self._track:
+            self._open_ptr = self._child_pointer()
+            self._watched = self._is_watched(self._open_ptr)
+        self._slot = top
+        if type(top) is dict:
+            self._slot_key = self._keys[-1]
+            top[self._slot_key] = ""
+        else:
+            self._slot_key = -1
+            top.append("")
+        self._open = True
+        if self._watched:
+            out.append((self._open_ptr, "", False))
+
+    def _close_string(self, value: str, out: list[ValueUpdate]) -> None:
+        """The open string closed: ijson's decoded whole replaces the view's."""
+        self._open = False
+        self._raw.clear()
+        self._decoder = StringDecoder()
+        self._slot[self._slot_key] = value
+        if self._track and (self._report or self._watched):
+            out.append((self._open_ptr, value, True))
+        self._watched = False
+        self._slot = None
+
+    def _start(self, new: Any) -> None:
+        stack = self._stack
+        if stack:
+            if self._track:
+                self._ptrs.append(self._child_pointer())
+            self._put(new)
+        else:
+            new = self._root
+            if self._track:
+                self._ptrs.append("")
+        stack.append(new)
+        self._keys.append(None)
+
+    def _end(self, out: list[ValueUpdate]) -> None:
+        closed = self._stack.pop()
+        self._keys.pop()
+        if self._track:
+            pointer = self._ptrs.pop()
+            if self._report or self._is_watched(pointer):
+                out.append((pointer, closed, True))
+        if not self._stack:
+            self.done = True

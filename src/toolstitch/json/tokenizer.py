@@ -15,10 +15,14 @@ quote in one piece. yajl then scans each string at most twice, and all work is l
 
 It also guards what yajl cannot: the top-level value must be an object; nesting deeper than
 ``max_depth`` stops the call (yajl has no limit, ``json.loads`` fails near 1,000); a run of
-digits longer than ``max_number_digits`` never reaches yajl (longer integer literals crash
-ijson's C backend); a surrogate pair split across fragments is joined before encoding.
+digits longer than ``max_number_digits`` (or the interpreter's own lower int digit limit)
+never reaches yajl (longer integer literals crash ijson's C backend); a surrogate pair split
+across fragments is joined before encoding. Its lexical rules all come from ``json.lexicon``.
 
-Errors are located exactly by ``_diagnose`` on the error path only; this module only says
+It also says where a fragment fed next would close the object (``close_offset``, a lookahead
+that follows strings and brackets from the tokenizer's own state), and how deep the text is.
+
+Errors are located exactly by ``json.diagnose`` on the error path only; this module only says
 *which fragment* went wrong, which is the fragment that delivered the first bad character.
 """
 
@@ -27,14 +31,30 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable
-from decimal import Decimal
 from types import ModuleType
 from typing import Any, Final
 
 import ijson
 
-from toolstitch.json.brackets import BracketScanner  # interim: helper A replaces this
-from toolstitch.json.diagnose import STRING_BODY, STRING_TAIL, WHITESPACE, body_end
+from toolstitch.json.lexicon import (
+    DIGIT_RUN,
+    DIGITS,
+    LITERAL_PREFIXES,
+    LITERALS,
+    NUMBER_PREFIX,
+    SCALAR_KINDS,
+    STRING_BODY,
+    STRING_OR_BRACKET,
+    STRING_TAIL,
+    TOKEN_CHARS,
+    WHITESPACE,
+    body_end,
+    digit_cap,
+    is_high_surrogate,
+    skim,
+    utf8,
+)
+from toolstitch.vocab.text import JOIN_EVERY
 
 __all__ = [
     "BACKEND",
@@ -74,32 +94,16 @@ _CONTAINER: Final[dict[str, str | None]] = {
 }
 _container: Final = _CONTAINER.get
 _NOT_CONTAINER: Final = ""
-# Characters of a number or literal token: yajl waits for the end of such a token at the end
-# of a chunk before it judges it, so the tokenizer judges the unfinished one itself.
-_TOKEN_CHARS: Final[str] = "0123456789-+.eEtrufalsn"
-_TOKEN_OR_SPACE: Final = frozenset(_TOKEN_CHARS + " \t\n\r")
-_NUMBER_PREFIX: Final = re.compile(
-    r"-?(?:(?:0|[1-9][0-9]*)(?:\.(?:[0-9]+(?:[eE][+-]?[0-9]*)?)?|[eE][+-]?[0-9]*)?)?"
-)
-_LITERALS: Final = frozenset({"true", "false", "null"})
-_SCALAR_KINDS: Final = {
-    **dict.fromkeys("-0123456789", "number"),
-    "t": "boolean",
-    "f": "boolean",
-    "n": "null",
-}
-_LITERAL_PREFIXES: Final = frozenset(
-    word[:k] for word in ("true", "false", "null") for k in range(1, len(word) + 1)
-)
+# yajl waits for the end of a number or literal token at the end of a chunk before it judges
+# it, so the tokenizer judges the unfinished one itself.
+_TOKEN_OR_SPACE: Final = frozenset(TOKEN_CHARS + WHITESPACE)
 # The pattern also matches the empty string, so ``match`` never returns None here.
 _body_match: Final[Callable[..., re.Match[str]]] = STRING_BODY.match  # type: ignore[assignment]
-_DIGITS: Final[str] = "0123456789"
-_JOIN_EVERY: Final = 256
 _SLICE: Final = 16 * 1024
-_BRACKET_OR_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 QUOTE: Final = '"'
+# A held string body longer than this is handed to yajl before its closing quote arrives.
 _FLUSH_AT: Final = 64 * 1024
-_DIGIT_RUN: Final = re.compile("[0-9]+")
+_NOT_HELD: Final[list[str]] = []
 
 
 class InvalidFragment(Exception):
@@ -115,14 +119,17 @@ class NumberOutOfRange(Exception):
 
 
 class DigitsExceeded(Exception):
-    """A run of digits outside strings grew past ``max_number_digits``.
+    """A run of digits outside strings grew past the tokenizer's digit cap.
 
-    ``offset`` is the offset, in the whole text, of the first digit past the limit.
+    ``offset`` is the offset, in the whole text, of the first digit past the cap; ``limit``
+    is the cap: ``max_number_digits``, or the interpreter's ``sys.get_int_max_str_digits()``
+    when that is lower.
     """
 
-    def __init__(self, offset: int) -> None:
+    def __init__(self, offset: int, limit: int = 0) -> None:
         super().__init__(offset)
         self.offset = offset
+        self.limit = limit
 
 
 class _ListSink:
@@ -159,15 +166,12 @@ def _parser(events: JSONEventBatch, backend: ModuleType | None) -> tuple[Any, bo
 
 
 def _encode(text: str) -> bytes:
+    """``text`` as UTF-8, a surrogate pair whose halves came in separate fragments joined;
+    a lone surrogate is invalid."""
     try:
-        return text.encode()
-    except UnicodeEncodeError:
-        # A surrogate pair whose halves came in separate fragments: join it. A lone
-        # surrogate still fails to encode here and is reported as invalid.
-        try:
-            return text.encode("utf-16", "surrogatepass").decode("utf-16").encode()
-        except UnicodeError:
-            raise InvalidFragment from None
+        return utf8(text)
+    except UnicodeError:
+        raise InvalidFragment from None
 
 
 class ArgumentsTokenizer:
@@ -178,6 +182,10 @@ class ArgumentsTokenizer:
     fragment that makes the text invalid. After the close, or after an error, the tokenizer
     must not be fed again: text after the close is the caller's business (whitespace or
     trailing text), and an error is final.
+
+    ``closed``, ``started`` and ``depth`` report its state, and ``close_offset`` says,
+    without changing anything, where a fragment fed next would close the object (all four
+    mean nothing once ``feed`` has raised).
     """
 
     __slots__ = (
@@ -192,8 +200,8 @@ class ArgumentsTokenizer:
         "_max_depth",
         "_max_digits",
         "_offset",
+        "_part",
         "_pending",
-        "_scan",
         "_send",
         "_sig",
         "_stack",
@@ -222,20 +230,151 @@ class ArgumentsTokenizer:
         self.exact_close = native
         self._listener = listener
         self._max_depth = max_depth
-        self._max_digits = max_number_digits
+        self._max_digits = digit_cap(max_number_digits)
         self._stack: list[str] = []  # open containers, "{" or "["
         self._sig = ""  # the last non-whitespace character outside string bodies
         self._token = ""  # an unfinished number or literal at the end of the text so far
         self._started = False
         self._in_string = False
-        self._pending: list[str] = []  # held-back body of the open string
+        # The held-back body of the open string; kept only when someone listens, so a call
+        # nobody listens to shares one empty list that is never appended to.
+        self._pending: list[str] = _NOT_HELD if listener is None else []
         self._loose = 0  # pieces at the end of ``_pending`` not yet joined into one
         self._held = 0  # characters in the joined pieces of ``_pending``
         self._flushed = 0  # characters of the open string's body already sent to yajl
+        self._part = ""  # for listeners: the end of a held string's body, closing now
         self._tail = ""  # end of the held body that may still become an escape or a pair
         self._digit_run = 0  # digits at the end of the text sent so far, outside strings
         self._offset = 0  # characters fed so far
-        self._scan = BracketScanner()  # interim: helper A replaces this
+
+    # -- state ---------------------------------------------------------------------------------
+
+    @property
+    def fed(self) -> int:
+        """Characters fed so far."""
+        return self._offset
+
+    @property
+    def closed(self) -> bool:
+        """Whether the top-level object has closed."""
+        # Once started, the opening brace is on the stack until the object closes.
+        return self._started and not self._stack
+
+    @property
+    def started(self) -> bool:
+        """Whether a non-whitespace character has been fed."""
+        return self._started
+
+    @property
+    def depth(self) -> int:
+        """How many containers are open now."""
+        return len(self._stack)
+
+    def close_offset(self, fragment: str) -> int:
+        """Where ``fragment``, if fed next, would close the top-level object: the offset in
+        ``fragment`` just past its closing ``}``, -1 if it would not, 0 if the object has
+        already closed. Changes nothing.
+
+        Like ``feed`` it follows strings (escapes included, one left pending at the end of
+        the previous fragment too) and brackets, exactly whatever the split; unlike ``feed``
+        it validates nothing (see ``lexicon.skim``).
+        """
+        if self._started and not self._stack:
+            return 0
+        escape = self._in_string and self._tail.endswith("\\")
+        return skim(fragment, len(self._stack), self._in_string, escape, self._started)[0]
+
+    def set_listener(self, listener: JSONEventListener | None) -> None:
+        """Attach (or replace) the listener; only before the first fragment, so that it sees
+        every event of the text (a held string's body is kept only when someone listens)."""
+        if self._offset:
+            raise RuntimeError("the listener must be set before the first fragment")
+        self._listener = listener
+        self._pending = _NOT_HELD if listener is None else []
+
+    # -- feeding -------------------------------------------------------------------------------
+
+    def feed(self, fragment: str) -> bool:
+        """Validate the next non-empty fragment; ``True`` if it closes the object."""
+        start_offset = self._offset
+        self._offset = start_offset + len(fragment)
+        if not self._started and self._begin(fragment):
+            return False
+        if self._in_string:
+            if not self._tail:
+                end = _body_match(fragment).end()
+                if end == len(fragment):
+                    # The common case inside a long string: valid content, still open.
+                    if self._listener is not None:
+                        self._pending.append(fragment)
+                        self._loose += 1
+                        if self._loose >= JOIN_EVERY:
+                            self._hold("")
+                        self._listener([("string_part", fragment)])
+                    return False
+            else:
+                end = -1
+            resumed = self._resume(fragment, end)
+            if resumed is None:
+                return False
+            head, begin, send_from = resumed
+        else:
+            head = ""
+            begin = send_from = 0
+        # Outside any string from ``begin`` on: find each string, hold back an unfinished one.
+        stop = len(fragment)
+        plain_start = begin
+        opened = -1  # where a string that stays open was opened in this fragment
+        max_digits = self._max_digits
+        while True:
+            quote = fragment.find('"', plain_start)
+            if quote < 0:
+                # (Right after a closing quote the run is 0 and the fragment ends with '"'.)
+                if fragment[-1] in DIGITS or stop - plain_start + self._digit_run > max_digits:
+                    self._check_digits(fragment, plain_start, stop, start_offset)
+                else:
+                    self._digit_run = 0
+                break
+            if quote - plain_start + self._digit_run > max_digits:
+                self._check_digits(fragment, plain_start, quote, start_offset)
+            self._digit_run = 0
+            end = _body_match(fragment, quote + 1).end()
+            if fragment.startswith(QUOTE, end):
+                plain_start = end + 1
+                continue
+            end = self._string_end(fragment, quote + 1)
+            if end < 0:
+                self._in_string = True
+                if self._listener is not None:
+                    self._hold(fragment[quote + 1 :])
+                stop = opened = quote + 1
+                break
+            plain_start = end
+        closed = self._send_text(head, fragment[send_from:stop])
+        last = fragment[-1]
+        if opened >= 0:
+            kind: str | None = self._judge_string(fragment, plain_start, opened)
+        elif last not in _TOKEN_OR_SPACE:
+            # The common end: a quote, a bracket, a comma or a colon. Nothing is pending.
+            self._token = ""
+            self._sig = last
+            kind = None
+        else:
+            kind = self._judge_end(fragment, plain_start)
+        if self._listener is not None:
+            self._notify(fragment, kind, opened)
+        self._events.clear()
+        return closed
+
+    def _begin(self, fragment: str) -> bool:
+        """Check the start of the text; ``True`` while nothing but whitespace has come."""
+        stripped = fragment.lstrip(WHITESPACE)
+        if not stripped:
+            return True
+        if stripped[0] != "{":
+            raise InvalidFragment
+        self._started = True
+        return False
 
     def _string_end(self, text: str, start: int) -> int:
         """Offset after the closing quote of the string open at ``start``; -1 if still open.
@@ -255,96 +394,44 @@ class ArgumentsTokenizer:
             return -1
         raise InvalidFragment
 
-    def feed(self, fragment: str) -> bool:
-        """Validate the next non-empty fragment; ``True`` if it closes the object."""
-        self._scan.feed(fragment)  # interim: helper A replaces this
-        start_offset = self._offset
-        self._offset = start_offset + len(fragment)
-        last_part = ""  # for listeners: the end of a held string's body, closing here
-        if not self._started:
-            stripped = fragment.lstrip(WHITESPACE)
-            if not stripped:
-                return False
-            if stripped[0] != "{":
-                raise InvalidFragment
-            self._started = True
-        if self._in_string:
-            if not self._tail:
-                end = _body_match(fragment).end()
-                if end == len(fragment):
-                    # The common case inside a long string: valid content, still open.
-                    if self._listener is not None:
-                        self._pending.append(fragment)
-                        self._loose += 1
-                        if self._loose >= _JOIN_EVERY:
-                            self._hold("")
-                        self._listener([("string_part", fragment)])
-                    return False
-                end = end + 1 if fragment[end] == '"' else self._string_end(fragment, 0)
-            else:
-                # Re-check the unfinished escape or surrogate together with its continuation.
-                tail = self._tail
-                end = self._string_end(tail + fragment, 0)
-                if end >= 0:
-                    end -= len(tail)
-            if end < 0:
-                if self._listener is not None:
-                    self._hold(fragment)
-                    self._listener([("string_part", fragment)])
-                return False
-            if self._listener is not None:
-                pending = self._pending
-                pending.append(fragment[:end])
-                head = "".join(pending)
-                pending.clear()
-                self._loose = self._held = self._flushed = 0
-                last_part = fragment[: end - 1]
-            else:
-                # The body was validated on its way in and nobody wants its value: yajl gets
-                # the closing quote alone and reads an empty string. Long strings thus cost
-                # no copy, no encoding and no parsing at all.
-                head = QUOTE
-            self._in_string = False
-            begin = end
-            send_from = end - 1 if head is QUOTE else end  # the closing quote goes along
+    def _resume(self, fragment: str, end: int) -> tuple[str, int, int] | None:
+        """The open string goes on in ``fragment``, whose valid body runs to ``end`` (-1: an
+        unfinished escape or pair is pending from before).
+
+        ``None`` if the string stays open; else ``(head, begin, send_from)``: what to send
+        yajl first (the held body with its closing quote; empty when nobody listens, and
+        then the closing quote goes alone with the rest),
+        where the text after the string starts, and where the rest to send starts.
+        """
+        if end >= 0:
+            end = end + 1 if fragment[end] == '"' else self._string_end(fragment, 0)
         else:
-            head = ""
-            begin = send_from = 0
-        # Outside any string from ``begin`` on: find each string, hold back an unfinished one.
-        stop = len(fragment)
-        plain_start = begin
-        opened = -1  # where a string that stays open was opened in this fragment
-        max_digits = self._max_digits
-        while True:
-            quote = fragment.find('"', plain_start)
-            if quote < 0:
-                if plain_start < stop:
-                    run = self._digit_run
-                    if stop - plain_start + run > max_digits:
-                        self._check_digits(fragment, plain_start, stop, start_offset)
-                    elif fragment[-1] in _DIGITS:
-                        kept = fragment[plain_start:].rstrip(_DIGITS)
-                        self._digit_run = stop - plain_start - len(kept) + (0 if kept else run)
-                    else:
-                        self._digit_run = 0
-                break
-            if quote - plain_start + self._digit_run > max_digits:
-                self._check_digits(fragment, plain_start, quote, start_offset)
-            self._digit_run = 0
-            end = _body_match(fragment, quote + 1).end()
-            if end < stop and fragment[end] == '"':
-                plain_start = end + 1
-                continue
-            end = self._string_end(fragment, quote + 1)
-            if end < 0:
-                self._in_string = True
-                if self._listener is not None:
-                    self._hold(fragment[quote + 1 :])
-                stop = opened = quote + 1
-                break
-            plain_start = end
-        sent = fragment[send_from:stop]
-        closed_early = False
+            # Re-check the unfinished escape or surrogate together with its continuation.
+            tail = self._tail
+            end = self._string_end(tail + fragment, 0)
+            if end >= 0:
+                end -= len(tail)
+        if end < 0:
+            if self._listener is not None:
+                self._hold(fragment)
+                self._listener([("string_part", fragment)])
+            return None
+        self._in_string = False
+        if self._listener is None:
+            # The body was validated on its way in and nobody wants its value: yajl gets
+            # the closing quote alone and reads an empty string. Long strings thus cost
+            # no copy, no encoding and no parsing at all.
+            return "", end, end - 1
+        pending = self._pending
+        pending.append(fragment[:end])
+        head = "".join(pending)
+        pending.clear()
+        self._loose = self._held = self._flushed = 0
+        self._part = fragment[: end - 1]
+        return head, end, end
+
+    def _send_text(self, head: str, sent: str) -> bool:
+        """Send yajl a held string's ``head`` and then ``sent``; True if the object closed."""
         if "\x0b" in sent or "\x0c" in sent:
             # yajl takes vertical tab and form feed for whitespace; JSON does not.
             raise InvalidFragment
@@ -352,183 +439,155 @@ class ArgumentsTokenizer:
             # yajl would build an event per bracket before the depth could be checked: with
             # 100,000 brackets in one fragment, megabytes. Count them first.
             self._check_depth(sent)
-        events = self._events
         try:
-            if head and head is not QUOTE:
+            if head:
                 # A held string's body goes in a send of its own: joining it to the rest of
                 # the fragment would copy it once more, and it may be megabytes.
-                data = self._encode(head)
+                data = _encode(head)
                 del head
                 self._send(data)
                 del data
             if len(sent) > _SLICE:
                 # A huge fragment: yajl would hold an event per token of it at once. Feed it
                 # in slices and take each slice's events as they come.
-                closed_early = self._send_slices(sent, last_part)
-                last_part = ""
-            elif sent:
+                return self._send_slices(sent)
+            if sent:
                 try:
                     data = sent.encode()
                 except UnicodeEncodeError:
-                    data = self._encode(sent)
+                    data = _encode(sent)
                 self._send(data)
         except ijson.JSONError:
-            events.clear()
+            self._events.clear()
             raise InvalidFragment from None
         except ArithmeticError:
             # decimal.InvalidOperation: an exponent beyond what Decimal can hold (|e| > 10**18)
-            events.clear()
+            self._events.clear()
             raise NumberOutOfRange from None
-        closed = self._walk(events) or closed_early
-        last = fragment[-1]
-        if opened < 0 and not self._in_string and last not in _TOKEN_OR_SPACE:
-            # The common end: a quote, a bracket, a comma or a colon. Nothing is pending.
-            self._token = ""
-            self._sig = last
-            kind = None
-        else:
-            kind = self._judge_end(fragment, plain_start, opened)
-        if self._listener is not None:
-            batch = events[:]
-            if last_part:
-                batch.insert(0, ("string_part", last_part))
-            if kind is not None:
-                if opened >= 0:
-                    batch.append(("string_start", kind))
-                    batch.append(("string_part", fragment[opened:]))
+        # As ``_walk`` does, inline: this runs for nearly every fragment.
+        closed = False
+        stack = self._stack
+        for event, _ in self._events:
+            bracket = _container(event, _NOT_CONTAINER)
+            if bracket is not _NOT_CONTAINER:
+                if bracket is None:
+                    stack.pop()
+                    if not stack:
+                        closed = True
                 else:
-                    batch.append(("scalar_start", kind))
-            if batch:
-                self._listener(batch)
-        events.clear()
+                    stack.append(bracket)
+                    if len(stack) > self._max_depth:
+                        self._events.clear()
+                        raise DepthExceeded
         return closed
 
-    def _judge_end(self, fragment: str, segment: int, opened: int) -> str | None:
-        """Judge what yajl leaves pending at the end of a chunk.
-
-        yajl waits for the end of a number, a literal or a string before it judges the token,
-        so ``{"a": 1 2`` or ``{"a" "b`` would be rejected only with a later fragment. The
-        tokenizer checks that such an unfinished token may start where it stands, and that
-        its text so far can still become a number or a literal. ``segment`` is where the text
-        after the last string begins (0 if no string closed in this fragment); ``opened`` is
-        just past the quote of a string opened here and still open, or -1.
-        """
-        if opened >= 0:
-            before = fragment[segment : opened - 1].rstrip(WHITESPACE)
-            context = before[-1] if before else ('"' if segment else self._sig)
-            if context not in "{[:,":
-                raise InvalidFragment
-            self._token = ""
-            if context == "{" or (context == "," and self._stack[-1] == "{"):
-                return "key"
-            return "value"
-        if self._in_string:
-            return None
-        last = fragment[-1]
-        if last in _TOKEN_CHARS:
-            start = len(fragment.rstrip(_TOKEN_CHARS))
-            started: str | None = None
-            if start == 0 and segment == 0 and self._token:
-                token = self._token + fragment  # the token began in an earlier fragment
+    def _notify(self, fragment: str, kind: str | None, opened: int) -> None:
+        """Hand the listener this fragment's events (with toolstitch's own)."""
+        assert self._listener is not None
+        batch = self._events[:]
+        if self._part:
+            batch.insert(0, ("string_part", self._part))
+            self._part = ""
+        if kind is not None:
+            if opened >= 0:
+                batch.append(("string_start", kind))
+                batch.append(("string_part", fragment[opened:]))
             else:
-                token = fragment[start:]
-                before = fragment[segment:start].rstrip(WHITESPACE)
-                context = before[-1] if before else ('"' if segment else self._sig)
-                if not (
-                    context == ":"
-                    or context == "["
-                    or (context == "," and self._stack and self._stack[-1] == "[")
-                ):
-                    raise InvalidFragment
-                # A value starting here that yajl has not reported yet (a number always
-                # waits for the character after it; a complete literal does not).
-                if token not in _LITERALS:
-                    started = _SCALAR_KINDS.get(token[0])
-            if token not in _LITERAL_PREFIXES and not _NUMBER_PREFIX.fullmatch(token):
-                raise InvalidFragment
-            self._token = token
-            self._sig = last
-            return started
-        if last in WHITESPACE:
+                batch.append(("scalar_start", kind))
+        if batch:
+            self._listener(batch)
+
+    # yajl waits for the end of a number, a literal or a string before it judges the token,
+    # so ``{"a": 1 2`` or ``{"a" "b`` would be rejected only with a later fragment. The
+    # tokenizer checks that such an unfinished token may start where it stands, and that its
+    # text so far can still become a number or a literal. In the judges below, ``segment`` is
+    # where the text after the last string begins (0 if no string closed in this fragment):
+    # the character before an unfinished token is found there, or is the closing quote of
+    # that string, or the last significant character of an earlier fragment.
+
+    def _judge_string(self, fragment: str, segment: int, opened: int) -> str:
+        """A string opened just before ``opened`` stays open: is it a key or a value?"""
+        before = fragment[segment : opened - 1].rstrip(WHITESPACE)
+        context = before[-1] if before else ('"' if segment else self._sig)
+        if context not in "{[:,":
+            raise InvalidFragment
+        self._token = ""
+        if context == "{" or (context == "," and self._stack[-1] == "{"):
+            return "key"
+        return "value"
+
+    def _judge_end(self, fragment: str, segment: int) -> str | None:
+        """The fragment ends with whitespace or a number or literal token (perhaps unfinished):
+        the kind of the value that started and stays unfinished, if any."""
+        last = fragment[-1]
+        if last not in TOKEN_CHARS:
             self._token = ""
             rest = fragment.rstrip(WHITESPACE)
             if rest:
                 self._sig = rest[-1]
+            return None
+        start = len(fragment.rstrip(TOKEN_CHARS))
+        started: str | None = None
+        if start == 0 and segment == 0 and self._token:
+            token = self._token + fragment  # the token began in an earlier fragment
         else:
-            self._token = ""
-            self._sig = last
-        return None
+            token = fragment[start:]
+            before = fragment[segment:start].rstrip(WHITESPACE)
+            context = before[-1] if before else ('"' if segment else self._sig)
+            if not (
+                context == ":"
+                or context == "["
+                or (context == "," and self._stack and self._stack[-1] == "[")
+            ):
+                raise InvalidFragment
+            # A value starting here that yajl has not reported yet (a number always
+            # waits for the character after it; a complete literal does not).
+            if token not in LITERALS:
+                started = SCALAR_KINDS.get(token[0])
+        if token not in LITERAL_PREFIXES and not NUMBER_PREFIX.fullmatch(token):
+            raise InvalidFragment
+        self._token = token
+        self._sig = last
+        return started
 
-    @property
-    def fed(self) -> int:
-        """Characters fed so far."""
-        return self._offset
-
-    # -- interim: helper A replaces this (the tokenizer's own close offset and depth) --------
-
-    def close_offset(self, fragment: str) -> int:
-        """A lookahead that changes nothing: the offset in ``fragment`` (fed next) just past
-        the ``}`` that would close the top-level object; -1 if it would not close it; 0 if
-        the object is already closed."""
-        return self._scan.close_offset(fragment)  # interim: helper A replaces this
-
-    @property
-    def closed(self) -> bool:
-        """Whether the top-level object has closed."""
-        return self._scan.closed  # interim: helper A replaces this
-
-    @property
-    def started(self) -> bool:
-        """Whether anything but whitespace has been fed."""
-        return self._scan.started  # interim: helper A replaces this
-
-    @property
-    def depth(self) -> int:
-        """Containers open at the end of the text fed so far."""
-        return self._scan.depth  # interim: helper A replaces this
-
-    def set_listener(self, listener: JSONEventListener | None) -> None:
-        """Attach (or replace) the listener; only before the first fragment, so that it sees
-        every event of the text (a held string's body is kept only when someone listens)."""
-        if self._offset:
-            raise RuntimeError("the listener must be set before the first fragment")
-        self._listener = listener
-
-    def _encode(self, text: str) -> bytes:
-        try:
-            return text.encode()
-        except UnicodeEncodeError:
-            return _encode(text)
+    # -- the held string body --------------------------------------------------------------------
 
     def _hold(self, text: str) -> None:
-        """Keep ``text`` of the open string's body until its closing quote arrives."""
+        """Keep ``text`` of the open string's body until its closing quote arrives.
+
+        The same joining policy as ``ChunkedText`` (one ``str`` per ``JOIN_EVERY`` fragments,
+        not one per fragment), written out here: the method calls of a ``ChunkedText`` cost
+        10-20 % on this path, which runs for every fragment of a listened-to string.
+        """
         pending = self._pending
         loose = self._loose
         if text:
             pending.append(text)
             loose += 1
-        if loose >= _JOIN_EVERY:
-            # One str per fragment would cost several times the text itself: join the newest
-            # run into one piece (each character is copied once here).
-            run = "".join(pending[-_JOIN_EVERY:])
-            pending[-_JOIN_EVERY:] = [run]
+        if loose >= JOIN_EVERY:
+            run = "".join(pending[-JOIN_EVERY:])
+            pending[-JOIN_EVERY:] = [run]
             loose = 0
             self._held += len(run)
-            if self._held >= max(_FLUSH_AT, self._flushed) and not (
-                "\ud800" <= run[-1] <= "\udbff"
-            ):
-                # A long string: hand yajl what is held so far instead of keeping it all. yajl
-                # re-reads the unfinished string on each send, so sends double in size and
-                # the total re-reading stays linear.
-                data = self._encode("".join(pending))
-                pending.clear()
-                try:
-                    self._send(data)
-                except ijson.JSONError:
-                    raise InvalidFragment from None
-                self._flushed += self._held
-                self._held = 0
+            if self._held >= max(_FLUSH_AT, self._flushed) and not is_high_surrogate(run[-1]):
+                self._flush()
         self._loose = loose
+
+    def _flush(self) -> None:
+        """A long string: hand yajl what is held so far instead of keeping it all.
+
+        yajl re-reads the unfinished string on each send, so sends double in size and the
+        total re-reading stays linear. (Not in the middle of a surrogate pair.)
+        """
+        pending = self._pending
+        data = _encode("".join(pending))
+        pending.clear()
+        try:
+            self._send(data)
+        except ijson.JSONError:
+            raise InvalidFragment from None
+        self._flushed += self._held
+        self._held = 0
 
     def close(self) -> None:
         """Release the parser; the tokenizer is not fed again."""
@@ -556,29 +615,29 @@ class ArgumentsTokenizer:
                         raise DepthExceeded
         return closed
 
-    def _send_slices(self, text: str, last_part: str) -> bool:
+    def _send_slices(self, text: str) -> bool:
         """Send ``text`` in slices, handling each slice's events; True if the object closed."""
         events = self._events
         closed = False
         start = 0
         while start < len(text):
             stop = start + _SLICE
-            if stop < len(text) and "\ud800" <= text[stop - 1] <= "\udbff":
+            if stop < len(text) and is_high_surrogate(text[stop - 1]):
                 stop += 1  # keep a surrogate pair in one slice
             piece = text[start:stop]
             start = stop
             try:
                 data = piece.encode()
             except UnicodeEncodeError:
-                data = self._encode(piece)
+                data = _encode(piece)
             self._send(data)
             if self._walk(events):
                 closed = True
             if self._listener is not None:
                 batch = events[:]
-                if last_part:
-                    batch.insert(0, ("string_part", last_part))
-                    last_part = ""
+                if self._part:
+                    batch.insert(0, ("string_part", self._part))
+                    self._part = ""
                 if batch:
                     self._listener(batch)
             events.clear()
@@ -591,7 +650,7 @@ class ArgumentsTokenizer:
             return
         depth = len(self._stack)
         limit = self._max_depth
-        for match in _BRACKET_OR_STRING.finditer(text):
+        for match in STRING_OR_BRACKET.finditer(text):
             token = match.group()
             if token == "[" or token == "{":
                 depth += 1
@@ -601,30 +660,26 @@ class ArgumentsTokenizer:
                 depth -= 1
 
     def _check_digits(self, fragment: str, begin: int, end: int, base: int) -> None:
-        """Keep runs of digits outside strings within ``max_number_digits``."""
+        """Keep runs of digits outside strings within the digit cap."""
         if begin >= end:
             return
         run = self._digit_run
         if end - begin + run > self._max_digits:
             # Rare: a long stretch without quotes. Look at the runs of digits themselves.
-            for match in _DIGIT_RUN.finditer(fragment, begin, end):
+            for match in DIGIT_RUN.finditer(fragment, begin, end):
                 length = match.end() - match.start()
                 if match.start() == begin:
                     length += run
                 if length > self._max_digits:
-                    raise DigitsExceeded(base + match.end() - (length - self._max_digits))
+                    offset = base + match.end() - (length - self._max_digits)
+                    raise DigitsExceeded(offset, self._max_digits)
                 run = length if match.end() == end else 0
-            if fragment[end - 1] not in _DIGITS:
+            if fragment[end - 1] not in DIGITS:
                 run = 0
             self._digit_run = run
             return
-        if fragment[end - 1] in _DIGITS:
-            kept = fragment[begin:end].rstrip(_DIGITS)
+        if fragment[end - 1] in DIGITS:
+            kept = fragment[begin:end].rstrip(DIGITS)
             self._digit_run = end - begin - len(kept) + (run if not kept else 0)
         else:
             self._digit_run = 0
-
-
-def to_python_number(value: object) -> object:
-    """ijson's ``Decimal`` numbers as the ``float`` that ``json.loads`` would give."""
-    return float(value) if isinstance(value, Decimal) else value

@@ -85,11 +85,16 @@ def _gemini_schema(schema: Any) -> Any:
             value = _gemini_schema(value)
         out[key] = value
     if schema.get("nullable") is True:
-        if isinstance(out.get("type"), str):
-            out["type"] = [out["type"], "null"]
-        if isinstance(out.get("enum"), list) and None not in out["enum"]:
-            out["enum"] = [*out["enum"], None]
+        _allow_null(out)
     return out
+
+
+def _allow_null(out: dict[str, Any]) -> None:
+    """OpenAPI's ``nullable: true`` as JSON Schema: null joins the type and the enum."""
+    if isinstance(out.get("type"), str):
+        out["type"] = [out["type"], "null"]
+    if isinstance(out.get("enum"), list) and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
 
 
 def _schema(value: Any, name: str) -> dict[str, Any]:

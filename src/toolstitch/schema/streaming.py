@@ -8,7 +8,7 @@ object reached, holding the keywords of the streamed subset in ready-to-use form
 conjunction of schemas that applies to one value (``allOf`` members and local ``$ref``
 targets flattened in) is a tuple of nodes, cached per schema object.
 
-``StreamingSchemaCheck`` is fed one call's event batches (``_tokenizer.JSONEventBatch``) and
+``StreamingSchemaCheck`` is fed one call's event batches (``json.tokenizer.JSONEventBatch``) and
 keeps a stack of frames, one per open object or array that some schema constrains; a
 container no schema constrains is skipped with a depth counter and costs one comparison per
 event. Each keyword of the subset is checked at the earliest event that makes its violation
@@ -40,7 +40,6 @@ Draft 3 schemas get the final check only.
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -48,16 +47,14 @@ from decimal import Decimal
 from typing import Any, Final
 from urllib.parse import unquote
 
-from toolstitch.json.partial import StringDecoder, pointer_escape
+from toolstitch.json.lexicon import StringDecoder
+from toolstitch.json.pointer import pointer_escape, pointer_segments
 
 __all__ = [
     "StreamingSchemaCheck",
     "ToolSchema",
     "Violation",
     "final_check",
-    "locate_pointer",
-    "pointer_escape",
-    "pointer_segments",
 ]
 
 
@@ -219,6 +216,13 @@ class _Node:
     def __init__(self, schema: Mapping[str, Any] | None, draft: str) -> None:
         self.false = schema is None
         s: Mapping[str, Any] = schema or {}
+        self._init_values(s)
+        self._init_numbers(s, draft)
+        self._init_objects(s, draft)
+        self._init_arrays(s, draft)
+
+    def _init_values(self, s: Mapping[str, Any]) -> None:
+        """``type``, ``enum``, ``const``, ``minLength`` and ``maxLength``."""
         types = s.get("type")
         if isinstance(types, str):
             types = [types]
@@ -239,6 +243,9 @@ class _Node:
         self.value_prefixes = tuple(prefixes)
         self.min_length = _count_or_none(s.get("minLength"))
         self.max_length = _count_or_none(s.get("maxLength"))
+
+    def _init_numbers(self, s: Mapping[str, Any], draft: str) -> None:
+        """``minimum``, ``maximum``, ``exclusiveMinimum`` and ``exclusiveMaximum``."""
         self.minimum = _number_or_none(s.get("minimum"))
         self.maximum = _number_or_none(s.get("maximum"))
         self.excl_min = _number_or_none(s.get("exclusiveMinimum"))
@@ -251,6 +258,10 @@ class _Node:
                 self.minimum = None
             if self.excl_max is not None:
                 self.maximum = None
+
+    def _init_objects(self, s: Mapping[str, Any], draft: str) -> None:
+        """``properties``, ``patternProperties``, ``additionalProperties``, ``required``,
+        ``minProperties`` and ``maxProperties``."""
         properties = s.get("properties")
         self.properties: Mapping[str, Any] = properties if isinstance(properties, Mapping) else {}
         patterns = s.get("patternProperties")
@@ -282,6 +293,9 @@ class _Node:
             self.required = tuple(r for r in required if isinstance(r, str))
         self.min_props = _count_or_none(s.get("minProperties"))
         self.max_props = _count_or_none(s.get("maxProperties"))
+
+    def _init_arrays(self, s: Mapping[str, Any], draft: str) -> None:
+        """``items``, ``prefixItems``, ``additionalItems``, ``minItems`` and ``maxItems``."""
         self.min_items = _count_or_none(s.get("minItems"))
         self.max_items = _count_or_none(s.get("maxItems"))
         items = s.get("items")
@@ -307,11 +321,6 @@ class _Node:
                 self.prefix = tuple(prefix)
             if isinstance(items, (Mapping, bool)):
                 self.rest = items
-
-    def item_schema(self, index: int) -> object:
-        if index < len(self.prefix):
-            return self.prefix[index]
-        return self.rest
 
     def key_schemas(self, key: str) -> tuple[list[object], bool]:
         """The schemas the value of ``key`` must match, and whether the key is additional."""
@@ -467,18 +476,6 @@ def _has_nested_id(schema: object, *, root: bool) -> bool:
     return False
 
 
-# -- pointers ---------------------------------------------------------------------------------
-
-
-def pointer_segments(pointer: str) -> list[str]:
-    """The unescaped reference tokens of a JSON Pointer (``""`` is the whole document)."""
-    if not pointer:
-        return []
-    if not pointer.startswith("/"):
-        raise ValueError(f"not a JSON Pointer: {pointer!r}")
-    return [s.replace("~1", "/").replace("~0", "~") for s in pointer[1:].split("/")]
-
-
 def _pointer(segments: Iterable[object]) -> str:
     return "".join("/" + pointer_escape(str(s)) for s in segments)
 
@@ -590,6 +587,10 @@ def _what(kind: str) -> str:
     }[kind]
 
 
+# Inside a container no schema constrains: how each event changes the depth.
+_SKIP_STEP: Final = {"start_map": 1, "start_array": 1, "end_map": -1, "end_array": -1}
+
+
 class StreamingSchemaCheck:
     """Checks one call's arguments against its tool's schema as the events arrive.
 
@@ -626,72 +627,80 @@ class StreamingSchemaCheck:
         if not self._on:
             return []
         out: list[Violation] = []
-        frames = self._frames
         for event, data in batch:
             if self._skip:
-                if event == "start_map" or event == "start_array":
-                    self._skip += 1
-                elif event == "end_map" or event == "end_array":
-                    self._skip -= 1
-                continue
-            if event == "string_part":
+                self._skip += _SKIP_STEP.get(event, 0)
+            elif event == "string_part":
                 state = self._string if self._in_string else self._key
                 if state is not None and state.decode:
                     self._string_part(state, data, out)
             elif event == "map_key":
-                self._map_key(frames[-1], data, out)
+                self._map_key(self._frames[-1], data, out)
                 self._key = None
             elif event == "string":
-                if self._in_string:
-                    self._in_string = False
-                    if self._string is not None:
-                        self._string_end(self._string, data, out)
-                        self._string = None
-                else:
-                    nodes, path = self._value_start("string", data, out)
-                    if nodes:
-                        self._string_end(_OpenString(nodes, path, []), data, out)
+                self._string_done(data, out)
             elif event == "string_start":
-                if data == "key":
-                    top = frames[-1]
-                    prefixes = [
-                        (n, "additionalProperties", n.key_names)
-                        for n in top.nodes
-                        if n.key_names is not None
-                    ]
-                    self._key = _OpenString((), self._path(), prefixes)
-                else:
-                    self._in_string = True
-                    nodes, path = self._value_start("string", "", out)
-                    if nodes:
-                        prefixes = [(n, k, a) for n in nodes for k, a in n.value_prefixes]
-                        self._string = _OpenString(nodes, path, prefixes)
+                self._string_start(data, out)
             elif event == "start_map" or event == "start_array":
-                is_object = event == "start_map"
-                segment = self._segment()
-                nodes, _ = self._value_start("object" if is_object else "array", None, out)
-                if nodes or not frames:
-                    frames.append(_Frame(nodes, is_object, segment))
-                else:
-                    self._skip = 1
+                self._container_start(event == "start_map", out)
             elif event == "end_map" or event == "end_array":
-                self._close(frames.pop(), out)
+                self._close(self._frames.pop(), out)
             elif event == "scalar_start":
                 # A number or literal that will complete in a later fragment: its kind is
                 # certain now, its value later.
                 self._scalar = (*self._value_start(data, None, out), data)
             else:
-                value = float(data) if type(data) is Decimal else data
-                started = self._scalar
-                if started is None:
-                    self._value_start("scalar", value, out)
-                else:
-                    self._scalar = None
-                    self._scalar_end(started, value, out)
+                self._scalar_done(float(data) if type(data) is Decimal else data, out)
         if out:
             out = list(dict.fromkeys(out))
             self.violations.extend(out)
         return out
+
+    def _string_done(self, value: str, out: list[Violation]) -> None:
+        """A string value completed (it was open, or it arrived whole)."""
+        if self._in_string:
+            self._in_string = False
+            if self._string is not None:
+                self._string_end(self._string, value, out)
+                self._string = None
+            return
+        nodes, path = self._value_start("string", value, out)
+        if nodes:
+            self._string_end(_OpenString(nodes, path, []), value, out)
+
+    def _string_start(self, kind: str, out: list[Violation]) -> None:
+        """A key or a string value opened and stays open past its fragment."""
+        if kind == "key":
+            top = self._frames[-1]
+            prefixes = [
+                (n, "additionalProperties", n.key_names)
+                for n in top.nodes
+                if n.key_names is not None
+            ]
+            self._key = _OpenString((), self._path(), prefixes)
+            return
+        self._in_string = True
+        nodes, path = self._value_start("string", "", out)
+        if nodes:
+            prefixes = [(n, k, a) for n in nodes for k, a in n.value_prefixes]
+            self._string = _OpenString(nodes, path, prefixes)
+
+    def _container_start(self, is_object: bool, out: list[Violation]) -> None:
+        segment = self._segment()
+        nodes, _ = self._value_start("object" if is_object else "array", None, out)
+        if nodes or not self._frames:
+            self._frames.append(_Frame(nodes, is_object, segment))
+        else:
+            self._skip = 1
+
+    def _scalar_done(self, value: object, out: list[Violation]) -> None:
+        """A number or literal completed."""
+        started = self._scalar
+        if started is None:
+            self._value_start("scalar", value, out)
+        else:
+            self._scalar = None
+            self._scalar_end(started, value, out)
 
     # -- paths ---------------------------------------------------------------------------------
 
@@ -941,116 +950,3 @@ def final_check(schema: ToolSchema | Mapping[str, Any] | bool, value: object) ->
     """Validate a complete value with ``jsonschema`` (the schema's draft, default 2020-12)."""
     tool = schema if isinstance(schema, ToolSchema) else ToolSchema(schema)
     return tool.final_check(value)
-
-
-# -- locating ---------------------------------------------------------------------------------
-
-_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SCALAR: Final = re.compile(r"[^\s,\]}]+")
-_WS: Final = " \t\n\r"
-_SURROGATES: Final = re.compile("[\ud800-\udfff]")
-
-
-def _decode_key(raw: str) -> str:
-    text: str = json.loads(raw)
-    if not text.isascii() and _SURROGATES.search(text) is not None:
-        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
-    return text
-
-
-def locate_pointer(text: str, pointer: str, *, key: bool = False) -> int | None:
-    """Offset in ``text`` where the value at ``pointer`` starts, or its key with ``key=True``.
-
-    ``text`` is an arguments text or a prefix of one. With duplicate keys the last occurrence
-    wins (as in the parsed value). With ``key=True``, a key still open at the end of the text
-    matches when its decoded content so far equals the pointer's last segment (a key refused
-    while still arriving). An array element has no key: ``key=True`` gives its start. ``None``
-    if the text holds no such value (yet). One linear pass, for the error path only.
-    """
-    target = pointer_segments(pointer)
-    depth_wanted = len(target)
-    length = len(text)
-    i = 0
-    while i < length and text[i] in _WS:
-        i += 1
-    if depth_wanted == 0:
-        return i if i < length else None
-    result: int | None = None
-    # One entry per open container: [is_object, segment, key_start].
-    stack: list[list[Any]] = []
-    matched = 0  # leading segments of the current path equal to the target's
-    expect_key = False
-
-    def set_segment(segment: str, key_start: int) -> None:
-        nonlocal matched
-        depth = len(stack) - 1
-        entry = stack[depth]
-        entry[1] = segment
-        entry[2] = key_start
-        base = min(matched, depth)
-        matched = (
-            base + 1
-            if base == depth and depth < depth_wanted and target[depth] == segment
-            else base
-        )
-
-    while i < length:
-        c = text[i]
-        if c in _WS or c == ":":
-            i += 1
-            continue
-        if c == '"':
-            match = _STRING.match(text, i)
-            if expect_key:
-                if match is None:  # a key still arriving at the end of the text
-                    raw = text[i + 1 :]
-                    decoder = StringDecoder()
-                    so_far = decoder.push(raw)
-                    set_segment(so_far, i)
-                    if key and len(stack) == depth_wanted and matched == depth_wanted:
-                        result = i
-                    break
-                set_segment(_decode_key(match.group()), i)
-                expect_key = False
-                i = match.end()
-                continue
-            if len(stack) == depth_wanted and matched == depth_wanted:
-                result = stack[-1][2] if key and stack[-1][0] else i
-            if match is None:
-                break
-            i = match.end()
-            continue
-        if c == "{" or c == "[":
-            if len(stack) == depth_wanted and matched == depth_wanted:
-                result = stack[-1][2] if key and stack[-1][0] else i
-            if c == "{":
-                stack.append([True, None, None])
-                expect_key = True
-            else:
-                stack.append([False, None, None])
-                set_segment("0", i)
-            i += 1
-            continue
-        if c == "}" or c == "]":
-            stack.pop()
-            matched = min(matched, len(stack))
-            expect_key = False
-            i += 1
-            continue
-        if c == ",":
-            top = stack[-1]
-            if top[0]:
-                expect_key = True
-            else:
-                j = i + 1
-                while j < length and text[j] in _WS:
-                    j += 1
-                set_segment(str(int(top[1]) + 1), j)
-            i += 1
-            continue
-        # A number or a literal.
-        if len(stack) == depth_wanted and matched == depth_wanted:
-            result = stack[-1][2] if key and stack[-1][0] else i
-        match = _SCALAR.match(text, i)
-        i = match.end() if match is not None else length
-    return result
