@@ -35,7 +35,6 @@ from strategies import (
     has_huge_exponent,
     mutated,
     splits,
-    text_and_fragments,
     with_raw_surrogates,
 )
 from toolstitch import (
@@ -199,13 +198,12 @@ def feed(fragments: list[str]) -> list[Event]:
     return events + asm.finish()
 
 
-@PROPERTY_SETTINGS
-@given(text_and_fragments())
-def test_valid_texts_load_equal(case: tuple[str, list[str]]) -> None:
-    text, fragments = case
-    assume(not has_huge_exponent(text))
-    ready, _ = check(feed(fragments))
-    assert ready == 1
+# Valid generated texts are not replayed here: test_properties.
+# test_any_split_gives_the_same_call_from_the_closing_fragment draws the same
+# text_and_fragments() and asserts more (exactly one CallReady, from the closing fragment,
+# whose parsed_arguments equal json.loads of its arguments under reference.typed, and nothing
+# else). The one check of ``check`` it lacks, no lone surrogate in the decoded value, cannot
+# fail there: grammars/json.lark generates no lone surrogate, escaped or raw.
 
 
 @PROPERTY_SETTINGS

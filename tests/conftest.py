@@ -1,0 +1,29 @@
+"""Pytest hooks for the whole suite: the run says at its top whether the shared corpus is there.
+
+The real recorded streams live outside the repository, beside the clone
+(``<parent>/shared/corpus``, i.e. ``../shared/corpus`` from the clone's root). Without them
+``test_corpus.py`` skips as a module, ``test_differential.py`` replays only tests/fixtures
+(``test_the_recorded_streams_are_there`` skips, saying where it looked) and
+``test_jsonarray.py``'s Gemini corpus case skips; the header says so before anything runs, and
+``-ra`` (in addopts) lists the skips and their reasons at the end.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    if (CORPUS / "manifest.json").is_file():
+        streams = len(list(CORPUS.glob("*.sse")))
+        return [f"shared corpus: found at {CORPUS} ({streams} streams); the corpus tests run"]
+    return [
+        f"shared corpus: NOT FOUND at {CORPUS} (no manifest.json there)",
+        "  -> test_corpus.py and the corpus cases of test_differential.py and test_jsonarray.py",
+        "     will SKIP: the corpus is not part of the repository, it sits beside the clone",
+        "     as ../shared/corpus",
+    ]
