@@ -34,6 +34,17 @@ def test_state_diagram_page_is_generated_from_the_grammar() -> None:
         assert f"`{move['trigger']}`" in page
 
 
+def test_architecture_page_is_generated_from_the_code() -> None:
+    script = _load_script("make_architecture.py")
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert script.render(page) == page, (  # type: ignore[attr-defined]
+        "docs/architecture.md is stale: run python docs/_scripts/make_architecture.py"
+    )
+    for layer in script.layers():  # type: ignore[attr-defined]
+        for package in layer:
+            assert f"`{package}`" in page
+
+
 def _error_classes() -> list[type[Exception]]:
     return [
         obj

@@ -4,7 +4,7 @@ Both are drawn from the code's own data: the layer order is the ``layers`` contr
 ``[tool.importlinter]`` in pyproject.toml (the contract the tests enforce), each layer's
 description is the first paragraph of its package docstring, its modules are the files on
 disk, and every arrow is an import that really exists (found by grimp, import-linter's own
-import-graph builder). tests/test_architecture_doc.py fails when the committed page differs
+import-graph builder). tests/test_docs.py fails when the committed page differs
 from what this script writes.
 
     python docs/_scripts/make_architecture.py
