@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -42,7 +41,7 @@ from toolstitch.core.machine import (
 )
 from toolstitch.core.record import CallRecord
 from toolstitch.json.diagnose import diagnose
-from toolstitch.json.lexicon import WHITESPACE, locate, snippet
+from toolstitch.json.lexicon import WHITESPACE, join_surrogates, locate, snippet
 from toolstitch.json.tokenizer import (
     ArgumentsTokenizer,
     DepthExceeded,
@@ -88,7 +87,6 @@ _COMPLETE = CallState.COMPLETE
 _DISCARDED = CallState.DISCARDED
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _DEFAULT_LIMITS = Limits()  # frozen: one shared instance
 _TOKENIZER_ERRORS = (InvalidFragment, DepthExceeded, DigitsExceeded, NumberOutOfRange)
 _new_event = object.__new__
@@ -649,10 +647,8 @@ class Assembler:
             call.ready_length = call.length
         else:
             arguments = call.text()[: call.ready_length]
-            source = arguments
-            if not source.isascii() and _SURROGATE.search(source):
-                # The halves of a pair came as separate code points: load the joined text.
-                source = source.encode("utf-16", "surrogatepass").decode("utf-16")
+            # The halves of a pair may have come as separate code points: load them joined.
+            source = join_surrogates(arguments)
             try:
                 parsed = json.loads(source, parse_constant=_reject_constant)
             except (ValueError, RecursionError) as exc:

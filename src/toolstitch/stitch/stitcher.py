@@ -37,6 +37,7 @@ from toolstitch.adapters._base import provider_error
 from toolstitch.core.assembler import Assembler
 from toolstitch.decode.jsonarray import JSONArrayDecoder
 from toolstitch.decode.sse import SSEDecoder
+from toolstitch.json.lexicon import WHITESPACE_BYTES
 from toolstitch.stitch.driver import Driver
 from toolstitch.vocab.call_events import (
     ArgumentsDelta,
@@ -66,7 +67,6 @@ __all__ = ["AsyncStitch", "Stitch", "StitchResult", "Stitcher", "astitch", "stit
 #: the known formats.
 MAX_UNDETECTED_EVENTS: Final = 64
 
-_WHITESPACE = b" \t\r\n"
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -250,7 +250,7 @@ class Stitcher:
             return []
         out: list[Event] = []
         if self._mode == "bytes" and not self._dead:
-            if self._sse is None and self._array is None and self._head.strip(_WHITESPACE):
+            if self._sse is None and self._array is None and self._head.strip(WHITESPACE_BYTES):
                 self._frame(b"", out)
             try:
                 if self._sse is not None:
@@ -296,7 +296,7 @@ class Stitcher:
             if len(head) < len(_BOM) and _BOM.startswith(head):
                 return out  # maybe a BOM, split
             body = head[len(_BOM) :] if head.startswith(_BOM) else head
-            if body.strip(_WHITESPACE):
+            if body.strip(WHITESPACE_BYTES):
                 self._frame(b"", out)
             return out
         self._decode(chunk, out)
@@ -306,7 +306,7 @@ class Stitcher:
         """Pick the framing from the first significant byte, then decode what was kept."""
         head, self._head = self._head + chunk, b""
         body = head[len(_BOM) :] if head.startswith(_BOM) else head
-        if body.lstrip(_WHITESPACE).startswith(b"["):
+        if body.lstrip(WHITESPACE_BYTES).startswith(b"["):
             self._array = JSONArrayDecoder()
             head = body
         else:
