@@ -166,8 +166,11 @@ def test_tool_call_fields_and_wire_form() -> None:
         "arguments",
         "parsed_arguments",
         "type",
+        "signature",
+        "caller",
     ]
     assert CALL.type == "function"
+    assert (CALL.signature, CALL.caller) == (None, None)
     assert CALL.to_openai() == {
         "id": "c",
         "type": "function",

@@ -47,6 +47,7 @@ from toolstitch.vocab.errors import (
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
     FinishReason,
+    ReasoningBlock,
     ReasoningDelta,
     ServerToolCall,
     StreamEvent,
@@ -85,6 +86,7 @@ __all__ = [
     "MissingName",
     "ProviderError",
     "ProviderQuirk",
+    "ReasoningBlock",
     "ReasoningDelta",
     "SchemaViolation",
     "ServerToolCall",

@@ -106,6 +106,9 @@ def _arguments_delta(index: int, fragment: str) -> ArgumentsDelta:
     return event
 
 
+_NO_NOTE: tuple[None, None] = (None, None)
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -217,6 +220,7 @@ class Assembler:
         "_last",
         "_limits",
         "_max_argument_chars",
+        "_notes",
         "_open",
         "_tools",
     )
@@ -264,6 +268,8 @@ class Assembler:
         self._by_id: dict[str, _Call] = {}
         self._last: _Call | None = None
         self._open = 0
+        # index -> (signature, caller) for the calls a provider said more about (``note``).
+        self._notes: dict[int, tuple[str | None, Mapping[str, Any] | None]] = {}
 
     # -- public surface ---------------------------------------------------------------------
 
@@ -310,6 +316,37 @@ class Assembler:
         self._by_id = {}
         self._last = None
         self._open = 0
+        self._notes = {}
+
+    def note(
+        self,
+        index: int,
+        *,
+        signature: str | None = None,
+        caller: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Keep what the provider said about call ``index`` besides its deltas, for its
+        ``ToolCall``: its ``signature`` (Gemini's ``thoughtSignature``) and ``caller``.
+
+        Give it before the fragment that completes the call (it may come before the call's
+        first delta); a later note for the same index adds to the earlier one. Noting a call
+        that is already complete or discarded raises ``InvalidDelta``: its ``ToolCall`` is out.
+        """
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise InvalidDelta(f"index must be a non-negative int, got {index!r}")
+        call = self._calls.get(index)
+        if call is not None and call.state.is_final:
+            raise InvalidDelta(f"call {index} is already {call.state}: note it before", index=index)
+        if signature is not None and not isinstance(signature, str):
+            raise InvalidDelta(f"signature must be a str, got {type(signature).__name__}")
+        notes = self._notes
+        if index not in notes and len(notes) >= self._limits.max_calls:
+            return  # bounded like the calls themselves: past max_calls, a note is not kept
+        old_signature, old_caller = notes.get(index, _NO_NOTE)
+        notes[index] = (
+            old_signature if signature is None else signature,
+            old_caller if caller is None else caller,
+        )
 
     def feed(self, delta: object) -> list[Event]:
         """Take one tool-call delta; return the events it caused.
@@ -661,6 +698,7 @@ class Assembler:
             call.id = generated_id(call.index, self._by_id)
             self._by_id[call.id] = call
         call.tokenizer.close()
+        signature, caller = self._notes.pop(call.index, _NO_NOTE) if self._notes else _NO_NOTE
         call.result = ToolCall(
             index=call.index,
             id=call.id,
@@ -668,6 +706,8 @@ class Assembler:
             name=call.name,
             arguments=arguments,
             parsed_arguments=parsed,
+            signature=signature,
+            caller=caller,
         )
         call.move("complete")
         self._open -= 1
@@ -769,6 +809,8 @@ class Assembler:
             )
         )
         call.buffer.clear()
+        if self._notes:
+            self._notes.pop(call.index, None)
 
     def _limit(
         self,

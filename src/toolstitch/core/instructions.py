@@ -6,6 +6,7 @@ here, and stream events (``TextDelta``, ``FinishReason``, ``CallWarning`` …) t
 ``Stitcher`` applies each delta and instruction to its ``Assembler`` as it comes and passes
 the events through, so the adapter never touches the core.
 
+``CallNote`` carries a call's signature and caller to its ``ToolCall`` (``Assembler.note``).
 ``Arguments`` is ``Delta(index=…, arguments=…)`` for the hot path (``Assembler.feed_arguments``
 without building a delta). ``EndCall`` ends one call (Anthropic ``content_block_stop``, a
 Responses ``.done``); ``Finish`` ends them all. ``ServerDelta`` and ``ServerEnd`` are the
@@ -22,7 +23,16 @@ from typing import Any, NamedTuple, TypeAlias
 from toolstitch.core.deltas import Delta
 from toolstitch.vocab.call_events import Event
 
-__all__ = ["Arguments", "EndCall", "Finish", "Item", "ServerDelta", "ServerEnd", "arguments"]
+__all__ = [
+    "Arguments",
+    "CallNote",
+    "EndCall",
+    "Finish",
+    "Item",
+    "ServerDelta",
+    "ServerEnd",
+    "arguments",
+]
 
 
 class Arguments(NamedTuple):
@@ -50,6 +60,17 @@ class EndCall:
     index: int
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallNote:
+    """What the provider said about call ``index`` besides its deltas, to keep on its
+    ``ToolCall`` (``Assembler.note``): its ``signature`` and ``caller``. An adapter hands it
+    over before the fragment that closes the call's arguments."""
+
+    index: int
+    signature: str | None = None
+    caller: Mapping[str, Any] | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Finish:
     """The response is over: resolve every open call (``Assembler.finish``)."""
@@ -74,5 +95,13 @@ class ServerEnd:
 
 #: What adapters return: deltas, instructions and events, in the order they happen.
 Item: TypeAlias = (
-    Event | Delta | Mapping[str, Any] | Arguments | EndCall | Finish | ServerDelta | ServerEnd
+    Event
+    | Delta
+    | Mapping[str, Any]
+    | Arguments
+    | CallNote
+    | EndCall
+    | Finish
+    | ServerDelta
+    | ServerEnd
 )

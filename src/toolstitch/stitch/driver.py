@@ -14,7 +14,15 @@ from collections.abc import Iterable, Mapping
 
 from toolstitch.core.assembler import Assembler
 from toolstitch.core.deltas import Delta
-from toolstitch.core.instructions import Arguments, EndCall, Finish, Item, ServerDelta, ServerEnd
+from toolstitch.core.instructions import (
+    Arguments,
+    CallNote,
+    EndCall,
+    Finish,
+    Item,
+    ServerDelta,
+    ServerEnd,
+)
 from toolstitch.vocab.call_events import CallDiscarded, CallReady, Event
 from toolstitch.vocab.stream_events import ServerToolCall
 
@@ -49,6 +57,8 @@ class Driver:
                 out += assembler.end(item.index)
             elif isinstance(item, Finish):
                 out += assembler.finish()
+            elif isinstance(item, CallNote):
+                assembler.note(item.index, signature=item.signature, caller=item.caller)
             else:
                 self._server_item(item, out)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +52,12 @@ class ToolCall:
 
     ``arguments`` is exactly the concatenated fragments (the model's own whitespace and key
     order); ``parsed_arguments`` is that text loaded as a dict.
+
+    ``signature`` is the provider's opaque signature on the call, exactly as received, to send
+    back with it (Gemini's ``thoughtSignature`` on the ``functionCall`` part, or the
+    OpenAI-compatible ``extra_content.google.thought_signature``); ``caller`` is what the
+    provider said about who made the call (Anthropic programmatic tool calling's ``caller``
+    object), unchanged. Both are ``None`` when the provider sent nothing.
     """
 
     index: int
@@ -59,6 +66,8 @@ class ToolCall:
     arguments: str
     parsed_arguments: dict[str, Any] = field(hash=False)
     type: str = "function"
+    signature: str | None = None
+    caller: Mapping[str, Any] | None = field(default=None, hash=False)
 
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI Chat Completions wire form of this call, for an assistant message."""

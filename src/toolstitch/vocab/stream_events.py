@@ -19,6 +19,7 @@ from toolstitch.vocab.errors import ProviderQuirk, StreamError, ToolCallError
 
 __all__ = [
     "FinishReason",
+    "ReasoningBlock",
     "ReasoningDelta",
     "ServerToolCall",
     "StreamEvent",
@@ -48,6 +49,30 @@ class ReasoningDelta(StreamEvent):
     Gemini ``thought`` parts). Never part of the visible text."""
 
     text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReasoningBlock(StreamEvent):
+    """One reasoning block, reported when it ends, with what the provider needs to accept it
+    back on the next request (see docs/reasoning.md).
+
+    ``text`` is the block's reasoning text (what its ``ReasoningDelta`` events carried);
+    ``summary`` the Responses API's summary parts, one string each, as sent; ``signature``
+    the provider's opaque token for the block, byte for byte: Anthropic's ``signature``
+    (from ``signature_delta``), or with ``redacted=True`` a ``redacted_thinking`` block's
+    ``data``; Gemini's ``thoughtSignature`` on a thought part; the Responses reasoning
+    item's ``encrypted_content``; Bedrock's ``reasoningContent.signature`` (or, redacted,
+    its ``redactedContent``). ``id`` is the Responses reasoning item's id. ``kind`` is the
+    provider's own name for the block (``"thinking"``, ``"redacted_thinking"``,
+    ``"reasoning"``, ``"thought"``, ``"reasoningContent"``, ``"tool_plan"``, ...).
+    """
+
+    text: str = ""
+    summary: tuple[str, ...] = ()
+    signature: str | None = None
+    id: str | None = None
+    redacted: bool = False
+    kind: str = "reasoning"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
