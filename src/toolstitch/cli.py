@@ -424,8 +424,8 @@ def _parser() -> argparse.ArgumentParser:
     replay = commands.add_parser(
         "replay",
         help="reassemble the tool calls of a recorded stream",
-        description="Reassemble the tool calls of a recorded response body (SSE, or "
-        "Gemini's JSON array).",
+        description="Reassemble the tool calls of a recorded response body (SSE, "
+        "Gemini's JSON array, or an AWS event stream: Bedrock).",
     )
     replay.add_argument("file", metavar="FILE", help="the recorded response body")
     replay.add_argument(

@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from ._base import Adapter, as_mapping
 from .anthropic import AnthropicAdapter
+from .bedrock_converse import BedrockConverseAdapter, is_bedrock_event
 from .gemini import GeminiAdapter
 from .openai_chat import OpenAIChatAdapter
 from .openai_responses import OpenAIResponsesAdapter
@@ -21,6 +22,7 @@ __all__ = [
     "PROVIDERS",
     "Adapter",
     "AnthropicAdapter",
+    "BedrockConverseAdapter",
     "GeminiAdapter",
     "OpenAIChatAdapter",
     "OpenAIResponsesAdapter",
@@ -33,6 +35,7 @@ ADAPTERS: Final[dict[str, type[Adapter]]] = {
     "openai-responses": OpenAIResponsesAdapter,
     "anthropic": AnthropicAdapter,
     "gemini": GeminiAdapter,
+    "bedrock-converse": BedrockConverseAdapter,
 }
 
 #: The provider ids, in the order the CLI lists them.
@@ -64,6 +67,8 @@ def detect(payload: Mapping[str, Any], event: str | None = None) -> str | None:
         return "gemini"
     if "usage_metadata" in payload or "prompt_feedback" in payload:
         return "gemini"
+    if is_bedrock_event(payload, event):
+        return "bedrock-converse"
     obj = payload.get("object")
     if "choices" in payload or (isinstance(obj, str) and obj.startswith("chat.completion")):
         return "openai-chat"

@@ -6,7 +6,8 @@ Theory of operation
 bytes in any chunking, or the stream's events as dicts or as the official SDK's objects -
 and it returns the events each piece caused; ``close()`` ends the stream. Underneath, bytes
 go through a stream decoder (``SSEDecoder``, or ``JSONArrayDecoder`` when the body starts
-with ``[``: Gemini without ``alt=sse``), each decoded event goes to the provider's adapter
+with ``[``: Gemini without ``alt=sse``, or ``EventStreamDecoder`` when it starts with an AWS
+event-stream prelude: Bedrock), each decoded event goes to the provider's adapter
 (detected from the first events that only one provider sends, unless named), which returns
 items: deltas, instructions (``EndCall``, ``Finish``, and ``ServerDelta``/``ServerEnd`` for
 calls the provider runs itself) and stream-level events. The ``Stitcher`` drives: it applies
@@ -35,6 +36,12 @@ from typing import Any, Final
 from toolstitch.adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect
 from toolstitch.adapters._base import provider_error
 from toolstitch.core.assembler import Assembler
+from toolstitch.decode.eventstream import (
+    PRELUDE_BYTES,
+    EventStreamDecoder,
+    EventStreamFrame,
+    is_prelude,
+)
 from toolstitch.decode.jsonarray import JSONArrayDecoder
 from toolstitch.decode.sse import SSEDecoder
 from toolstitch.json.lexicon import WHITESPACE_BYTES
@@ -172,6 +179,7 @@ class Stitcher:
         self._head = b""  # leading bytes kept until the framing is known
         self._sse: SSEDecoder | None = None
         self._array: JSONArrayDecoder | None = None
+        self._frames: EventStreamDecoder | None = None
         self._dead = False  # a decoder failed: later bytes are ignored
         self._queue: list[tuple[Mapping[str, Any], str | None]] = []
         self._closed = False
@@ -250,7 +258,12 @@ class Stitcher:
             return []
         out: list[Event] = []
         if self._mode == "bytes" and not self._dead:
-            if self._sse is None and self._array is None and self._head.strip(WHITESPACE_BYTES):
+            if (
+                self._sse is None
+                and self._array is None
+                and self._frames is None
+                and self._head.strip(WHITESPACE_BYTES)
+            ):
                 self._frame(b"", out)
             try:
                 if self._sse is not None:
@@ -259,6 +272,9 @@ class Stitcher:
                 elif self._array is not None:
                     for element in self._array.close():
                         self._element(element, out)
+                elif self._frames is not None:
+                    for frame in self._frames.close():
+                        self._aws_frame(frame, out)
             except StreamDecodeError as exc:
                 self._decode_failed(exc, out)
         if self.adapter is None:
@@ -290,11 +306,13 @@ class Stitcher:
         out: list[Event] = []
         if self._dead or not chunk:
             return out
-        if self._sse is None and self._array is None:
+        if self._sse is None and self._array is None and self._frames is None:
             self._head += chunk
             head = self._head
             if len(head) < len(_BOM) and _BOM.startswith(head):
                 return out  # maybe a BOM, split
+            if len(head) < PRELUDE_BYTES and head[0] < 0x20 and head[0] not in WHITESPACE_BYTES:
+                return out  # a control byte, as no text starts: maybe an event-stream prelude
             body = head[len(_BOM) :] if head.startswith(_BOM) else head
             if body.strip(WHITESPACE_BYTES):
                 self._frame(b"", out)
@@ -306,7 +324,9 @@ class Stitcher:
         """Pick the framing from the first significant byte, then decode what was kept."""
         head, self._head = self._head + chunk, b""
         body = head[len(_BOM) :] if head.startswith(_BOM) else head
-        if body.lstrip(WHITESPACE_BYTES).startswith(b"["):
+        if is_prelude(head):
+            self._frames = EventStreamDecoder()
+        elif body.lstrip(WHITESPACE_BYTES).startswith(b"["):
             self._array = JSONArrayDecoder()
             head = body
         else:
@@ -321,6 +341,9 @@ class Stitcher:
             elif self._array is not None:
                 for element in self._array.feed(chunk):
                     self._element(element, out)
+            elif self._frames is not None:
+                for frame in self._frames.feed(chunk):
+                    self._aws_frame(frame, out)
         except StreamDecodeError as exc:
             self._decode_failed(exc, out)
 
@@ -350,6 +373,34 @@ class Stitcher:
             self._bad_event(f"array element {self.events_read} is not a JSON object", out)
             return
         out.extend(self._payload(element, None))
+
+    def _aws_frame(self, frame: EventStreamFrame, out: list[Event]) -> None:
+        """An event-stream frame as the event boto3 would give: ``{event_type: payload}``;
+        an exception (or error) frame as ``{exception_type: payload}``, marked
+        ``event="exception"``."""
+        self.events_read += 1
+        headers = frame.headers
+        kind = headers.get(":message-type")
+        event = "exception" if kind in ("exception", "error") else None
+        name = headers.get(":error-code" if kind == "error" else f":{kind or 'event'}-type")
+        where = f"event-stream frame {self.events_read} (byte {frame.offset})"
+        if not isinstance(name, str) or not name:
+            self._bad_event(f"{where}: no event type in its headers", out)
+            return
+        payload: object
+        try:
+            payload = json.loads(frame.payload) if frame.payload else {}
+        except ValueError as exc:
+            if event is None:
+                self._bad_event(f"{where}: the payload is not JSON ({exc})", out)
+                return
+            payload = {"message": frame.payload.decode("utf-8", "replace")}
+        if kind == "error":
+            payload = {"message": headers.get(":error-message")}
+        if not isinstance(payload, dict):
+            self._bad_event(f"{where}: the payload is not a JSON object", out)
+            return
+        out.extend(self._payload({name: payload}, event))
 
     def _bad_event(self, message: str, out: list[Event]) -> None:
         error = StreamDecodeError(message)
