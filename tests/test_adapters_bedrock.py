@@ -242,9 +242,7 @@ def test_exceptions_are_stream_errors_of_their_kind(name: str) -> None:
     assert failed.error.kind == name
     assert "boom" in failed.error.message
     assert failed.error.payload == {"message": "boom", "code": name}
-    assert [e.error.code for e in events if isinstance(e, CallDiscarded)] == [
-        "truncated-arguments"
-    ]
+    assert [e.error.code for e in events if isinstance(e, CallDiscarded)] == ["truncated-arguments"]
 
 
 def test_server_tool_and_its_result_block() -> None:
