@@ -400,11 +400,15 @@ PUBLIC = {
     "UserMessage": "(text: 'str') -> None",
     "from_anthropic": "(messages: 'Iterable[Mapping[str, Any]]', "
     "system: 'str | Sequence[Mapping[str, Any]] | None' = None) -> 'list[Message]'",
+    "from_bedrock": "(system: 'Sequence[Mapping[str, Any]] | str | None', "
+    "messages: 'Iterable[Mapping[str, Any]]') -> 'list[Message]'",
     "from_gemini": "(contents: 'Iterable[Mapping[str, Any]]', "
     "system_instruction: 'Mapping[str, Any] | str | None' = None) -> 'list[Message]'",
     "from_openai_chat": "(messages: 'Iterable[Mapping[str, Any]]') -> 'list[Message]'",
     "from_openai_responses": "(items: 'Iterable[Mapping[str, Any]]') -> 'list[Message]'",
     "to_anthropic": "(messages: 'Iterable[Message]') -> 'tuple[str | None, list[dict[str, Any]]]'",
+    "to_bedrock": "(messages: 'Iterable[Message]', *, binary: 'bool' = False, "
+    "tool_result_status: 'bool' = True) -> 'tuple[list[dict[str, Any]], list[dict[str, Any]]]'",
     "to_gemini": "(messages: 'Iterable[Message]') "
     "-> 'tuple[dict[str, Any] | None, list[dict[str, Any]]]'",
     "to_openai_chat": "(messages: 'Iterable[Message]', *, include_reasoning: 'bool' = False) "

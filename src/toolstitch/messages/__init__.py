@@ -15,6 +15,7 @@ OpenAI Responses       ``input`` items (list of dicts)             ``function_ca
 Anthropic              ``(system, messages)``                      ``tool_use`` / ``tool_result``
 Gemini                 ``(system_instruction, contents)``          ``functionCall`` /
                                                                    ``functionResponse``
+Bedrock Converse       ``(system, messages)``                      ``toolUse`` / ``toolResult``
 =====================  ==========================================  =============================
 
 Rules worth knowing:
@@ -33,14 +34,16 @@ Rules worth knowing:
   carried on ``FunctionCall.signature``, ``Reasoning.signature`` and
   ``AssistantMessage.signature`` (the text part's) and written back where they came from.
 * Anthropic needs its ``thinking`` blocks signed: reasoning without a signature is not
-  written (it would be rejected). OpenAI Chat writes reasoning as ``reasoning_content`` only
+  written (it would be rejected); so does Bedrock (``reasoningContent``), whose
+  ``redactedContent`` is written as base64 text, or as ``bytes`` for boto3 with
+  ``to_bedrock(..., binary=True)``. OpenAI Chat writes reasoning as ``reasoning_content`` only
   when asked (``include_reasoning=True``; DeepSeek-style servers want it back, others refuse
   unknown keys).
 * The neutral order inside one assistant turn is reasoning, text, calls.
 
 Layout: ``_neutral`` holds the shape and the rules several forms share (arguments, content
 text, the OpenAI error prefix, grouped results); each wire form has its own module
-(``openai_chat``, ``openai_responses``, ``anthropic``, ``gemini``) with its roles, part
+(``openai_chat``, ``openai_responses``, ``anthropic``, ``gemini``, ``bedrock``) with its roles, part
 types and id rules. Import from ``toolstitch.messages`` itself: the module names are not
 part of the API.
 """
@@ -60,6 +63,7 @@ from ._neutral import (
     tool_result,
 )
 from .anthropic import from_anthropic, to_anthropic
+from .bedrock import from_bedrock, to_bedrock
 from .gemini import from_gemini, to_gemini
 from .openai_chat import from_openai_chat, to_openai_chat
 from .openai_responses import from_openai_responses, to_openai_responses
@@ -74,10 +78,12 @@ __all__ = [
     "ToolResult",
     "UserMessage",
     "from_anthropic",
+    "from_bedrock",
     "from_gemini",
     "from_openai_chat",
     "from_openai_responses",
     "to_anthropic",
+    "to_bedrock",
     "to_gemini",
     "to_openai_chat",
     "to_openai_responses",

@@ -21,7 +21,7 @@ modules beside this one:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias
 
@@ -270,6 +270,41 @@ class Names:
 
     def get(self, call_id: str) -> str:
         return self.names.get(call_id, "")
+
+
+class ReadAssistant(Protocol):
+    def __call__(
+        self, blocks: list[Mapping[str, Any]], where: str, names: Names
+    ) -> AssistantMessage: ...
+
+
+class ReadUser(Protocol):
+    def __call__(self, blocks: list[Mapping[str, Any]], names: Names) -> list[Message]: ...
+
+
+def read_block_turns(
+    messages: Iterable[Mapping[str, Any]],
+    text_block: Callable[[str], Mapping[str, Any]],
+    read_assistant: ReadAssistant,
+    read_user: ReadUser,
+) -> list[Message]:
+    """The ``user`` / ``assistant`` messages of a block-list form (Anthropic, Bedrock), each
+    read by its role's reader; a string ``content`` is one text block (``text_block``)."""
+    out: list[Message] = []
+    names = Names()
+    for position, raw in enumerate(messages):
+        role = raw.get("role")
+        content = raw.get("content")
+        blocks: list[Mapping[str, Any]] = (
+            [text_block(content)] if isinstance(content, str) else list(content or ())
+        )
+        if role == "assistant":
+            out.append(read_assistant(blocks, f"message {position}", names))
+        elif role == "user":
+            out.extend(read_user(blocks, names))
+        else:
+            raise ValueError(f"message {position}: unknown role {role!r}")
+    return out
 
 
 @dataclass(slots=True)

@@ -27,6 +27,7 @@ from ._neutral import (
     joined_system,
     load_arguments,
     not_a_message,
+    read_block_turns,
     runs,
     system_messages,
     text_of,
@@ -87,21 +88,10 @@ def from_anthropic(
     messages: Iterable[Mapping[str, Any]], system: str | Sequence[Mapping[str, Any]] | None = None
 ) -> list[Message]:
     """Read a Messages request's ``messages`` (and its ``system``, text or blocks)."""
-    out = system_messages(text_of(system))
-    names = Names()
-    for position, raw in enumerate(messages):
-        role = raw.get("role")
-        content = raw.get("content")
-        blocks: list[Mapping[str, Any]] = (
-            [{"type": "text", "text": content}] if isinstance(content, str) else list(content or ())
-        )
-        if role == "assistant":
-            out.append(_read_assistant(blocks, f"message {position}", names))
-        elif role == "user":
-            out.extend(_read_user(blocks, names))
-        else:
-            raise ValueError(f"message {position}: unknown role {role!r}")
-    return out
+    turns = read_block_turns(
+        messages, lambda text: {"type": "text", "text": text}, _read_assistant, _read_user
+    )
+    return system_messages(text_of(system)) + turns
 
 
 def _read_assistant(blocks: list[Mapping[str, Any]], where: str, names: Names) -> AssistantMessage:
