@@ -420,3 +420,29 @@ def test_short_binary_heads_wait_for_a_whole_prelude() -> None:
 def test_text_bodies_are_not_mistaken_for_event_streams() -> None:
     sse = Path(HERE / "anthropic" / "error-event.sse").read_bytes()
     assert stitch(sse).result.provider == "anthropic"
+
+
+def test_bedrock_tool_config_declares_the_tools() -> None:
+    tools = [
+        {
+            "toolSpec": {
+                "name": "get_weather",
+                "inputSchema": {"json": {"type": "object", "required": ["city"]}},
+            }
+        },
+        {"cachePoint": {"type": "default"}},
+    ]
+    body = bedrock_body(
+        [
+            _start(0, "t1", "get_weather"),
+            _delta(0, toolUse={"input": "{}"}),
+            _stop(0),
+            _start(1, "t2", "get_time"),
+            _stop(1),
+        ]
+    )
+    result = stitch(body, tools=tools).result
+    assert sorted((d.id, d.error.code) for d in result.discarded) == [
+        ("t1", "schema-violation"),
+        ("t2", "unknown-tool"),
+    ]

@@ -176,6 +176,11 @@ def _item(item: Mapping[str, Any], position: int) -> Iterable[tuple[str, Any]]:
     if "input_schema" in item:  # Anthropic
         yield _named(item, where), item["input_schema"]
         return
+    if "toolSpec" in item:  # Bedrock Converse (toolConfig["tools"])
+        spec = _as_mapping(item["toolSpec"], f"{where}.toolSpec")
+        schema = _as_mapping(spec.get("inputSchema") or {}, f"{where}.toolSpec.inputSchema")
+        yield _named(spec, f"{where}.toolSpec"), schema.get("json")
+        return
     if kind == "function":  # OpenAI Responses (flat)
         yield _named(item, where), item.get("parameters")
         return
@@ -224,7 +229,8 @@ def normalize_tools(tools: Any) -> dict[str, dict[str, Any]]:
     "name", "parameters"}``), Anthropic tools (``{"name", "input_schema"}``), Gemini function
     declarations (``{"name", "parameters"}`` with the OpenAPI-style schema converted, or
     ``parametersJsonSchema`` as it is), also wrapped in a Gemini ``Tool``
-    (``{"functionDeclarations": [...]}``), SDK objects with ``model_dump``, or a mapping of
+    (``{"functionDeclarations": [...]}``), Bedrock Converse tools (``toolConfig["tools"]``:
+    ``{"toolSpec": {"name", "inputSchema": {"json"}}}``), SDK objects with ``model_dump``, or a mapping of
     name → JSON Schema. A function without parameters gets the empty schema; provider
     built-in tools without a name are skipped; an Anthropic built-in tool with a name but no
     schema is declared by name only. Raises ``TypeError`` for a wrong shape and
