@@ -1,6 +1,7 @@
 """The ``toolstitch`` command: replay recorded streams, or watch the bundled demo.
 
-    toolstitch replay FILE [--provider auto|openai-chat|openai-responses|anthropic|gemini]
+    toolstitch replay FILE [--provider auto|openai-chat|openai-responses|anthropic|gemini|
+                                       bedrock-converse]
                            [--tools TOOLS.json] [--on-schema-violation discard|warn] [--json]
     toolstitch demo [EXAMPLE]
     toolstitch                      (the demo)

@@ -230,8 +230,8 @@ def normalize_tools(tools: Any) -> dict[str, dict[str, Any]]:
     declarations (``{"name", "parameters"}`` with the OpenAPI-style schema converted, or
     ``parametersJsonSchema`` as it is), also wrapped in a Gemini ``Tool``
     (``{"functionDeclarations": [...]}``), Bedrock Converse tools (``toolConfig["tools"]``:
-    ``{"toolSpec": {"name", "inputSchema": {"json"}}}``), SDK objects with ``model_dump``, or a mapping of
-    name → JSON Schema. A function without parameters gets the empty schema; provider
+    ``{"toolSpec": {"name", "inputSchema": {"json"}}}``), SDK objects with ``model_dump``, or a
+    mapping of name → JSON Schema. A function without parameters gets the empty schema; provider
     built-in tools without a name are skipped; an Anthropic built-in tool with a name but no
     schema is declared by name only. Raises ``TypeError`` for a wrong shape and
     ``ValueError`` for a missing or duplicate name or an invalid schema.

@@ -125,8 +125,9 @@ def _is_error(payload: Mapping[str, Any], event: str | None) -> bool:
 class Stitcher:
     """The sans-I/O engine behind ``stitch``: feed bytes or events, get events back.
 
-    ``provider`` is ``"auto"`` (detect it from the first events) or one of
-    ``"openai-chat"``, ``"openai-responses"``, ``"anthropic"``, ``"gemini"``. ``choice``
+    ``provider`` is ``"auto"`` (detect it from the first events) or one of the ids of
+    ``toolstitch.adapters.PROVIDERS`` (``"openai-chat"``, ``"anthropic"``,
+    ``"bedrock-converse"``, …). ``choice``
     selects the choice (OpenAI Chat) or candidate (Gemini) to follow when the response has
     several. ``limits``, ``empty_arguments``, ``tools``, ``on_schema_violation``,
     ``watch_strings`` and ``partial_arguments`` go to the ``Assembler`` as they are, with the
@@ -661,8 +662,8 @@ def stitch(
     ``httpx.Response.iter_bytes()``, a file opened in binary mode), an iterable of stream
     events as dicts or SDK objects (e.g. an ``openai`` ``Stream``, an ``anthropic``
     ``MessageStream``, ``google-genai``'s ``generate_content_stream``), or an object with
-    ``iter_bytes()``. ``provider`` is ``"auto"`` or one of ``"openai-chat"``,
-    ``"openai-responses"``, ``"anthropic"``, ``"gemini"``. The keywords are ``Stitcher``'s:
+    ``iter_bytes()``, or a boto3 ``converse_stream()["stream"]``. ``provider`` is ``"auto"``
+    or one of ``toolstitch.adapters.PROVIDERS``. The keywords are ``Stitcher``'s:
     ``limits``, ``choice``, ``empty_arguments``, and the declared-tool options ``tools``,
     ``on_schema_violation``, ``watch_strings``, ``partial_arguments`` (as ``Assembler`` takes
     them; see docs/schema.md).
