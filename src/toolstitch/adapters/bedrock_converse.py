@@ -96,6 +96,8 @@ EXCEPTIONS: Final = frozenset(
 EXCEPTION_EVENT: Final = "exception"
 
 _SERVER_KIND = "server_tool_use"
+#: Unknown kinds reported by name, at most, per stream (each is reported once).
+_MAX_REPORTED_KINDS: Final = 64
 
 
 def is_bedrock_event(payload: Mapping[str, Any], event: str | None = None) -> bool:
@@ -186,7 +188,7 @@ class BedrockConverseAdapter(Adapter):
         return provider_error({**data, "code": name})
 
     def _unknown(self, what: str, out: list[Item]) -> None:
-        if what in self._warned or len(self._warned) > 4 * len(CODES) + 64:
+        if what in self._warned or len(self._warned) > _MAX_REPORTED_KINDS:
             return  # once per kind; a stream inventing kinds endlessly gets no more
         self._warned.add(what)
         out.append(_stream_warning("quirk-unknown-event-key", f"{what} is not read; skipped"))

@@ -259,25 +259,7 @@ class Stitcher:
             return []
         out: list[Event] = []
         if self._mode == "bytes" and not self._dead:
-            if (
-                self._sse is None
-                and self._array is None
-                and self._frames is None
-                and self._head.strip(WHITESPACE_BYTES)
-            ):
-                self._frame(b"", out)
-            try:
-                if self._sse is not None:
-                    for message in self._sse.close():
-                        self._message(message.event, message.data, message.is_done, out)
-                elif self._array is not None:
-                    for element in self._array.close():
-                        self._element(element, out)
-                elif self._frames is not None:
-                    for frame in self._frames.close():
-                        self._aws_frame(frame, out)
-            except StreamDecodeError as exc:
-                self._decode_failed(exc, out)
+            self._flush(out)
         if self.adapter is None:
             if self._errors:
                 self._closed = True
@@ -320,6 +302,28 @@ class Stitcher:
             return out
         self._decode(chunk, out)
         return out
+
+    def _flush(self, out: list[Event]) -> None:
+        """The body ended: pick the framing of what was kept back, close the decoder."""
+        if (
+            self._sse is None
+            and self._array is None
+            and self._frames is None
+            and self._head.strip(WHITESPACE_BYTES)
+        ):
+            self._frame(b"", out)
+        try:
+            if self._sse is not None:
+                for message in self._sse.close():
+                    self._message(message.event, message.data, message.is_done, out)
+            elif self._array is not None:
+                for element in self._array.close():
+                    self._element(element, out)
+            elif self._frames is not None:
+                for frame in self._frames.close():
+                    self._aws_frame(frame, out)
+        except StreamDecodeError as exc:
+            self._decode_failed(exc, out)
 
     def _frame(self, chunk: bytes, out: list[Event]) -> None:
         """Pick the framing from the first significant byte, then decode what was kept."""
