@@ -12,6 +12,7 @@ import asyncio
 import base64
 import contextlib
 import io
+import itertools
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -36,7 +37,7 @@ from toolstitch.adapters.bedrock_converse import (
 )
 from toolstitch.core.assembler import Assembler
 from toolstitch.stitch.stitcher import Stitcher, StitchResult, astitch, stitch
-from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallWarning, Event
+from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallStarted, CallWarning, Event
 from toolstitch.vocab.errors import ProviderError, StreamDecodeError
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
@@ -446,3 +447,86 @@ def test_bedrock_tool_config_declares_the_tools() -> None:
         ("t1", "schema-violation"),
         ("t2", "unknown-tool"),
     ]
+
+
+# -- any events at all: nothing escapes, every call ends once ----------------------------------
+
+_KEYS = [
+    "messageStart",
+    "contentBlockStart",
+    "contentBlockDelta",
+    "contentBlockStop",
+    "messageStop",
+    "metadata",
+    "throttlingException",
+    "contentBlockIndex",
+    "start",
+    "delta",
+    "toolUse",
+    "toolUseId",
+    "name",
+    "type",
+    "input",
+    "text",
+    "reasoningContent",
+    "signature",
+    "redactedContent",
+    "toolResult",
+    "stopReason",
+    "usage",
+    "p",
+]
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-2, 4)
+    | st.sampled_from(["", "{", '"a": 1}', "server_tool_use", "f", "t1"])
+    | st.binary(max_size=4)
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(_KEYS), _VALUES, min_size=1, max_size=2)))
+def test_any_events_never_raise_and_every_call_ends_once(events: list[dict[str, Any]]) -> None:
+    driven = Driven(BedrockConverseAdapter)
+    out = [e for event in events for e in driven.feed(event)] + driven.close()
+    started = [e.index for e in out if isinstance(e, CallStarted)]
+    ended = [e.index for e in out if isinstance(e, (CallReady, CallDiscarded))]
+    assert sorted(started) == sorted(ended)
+    assert len(set(ended)) == len(ended)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(FIXTURES),
+    st.lists(st.tuples(st.integers(0, 4000), st.integers(1, 255)), max_size=3),
+    st.integers(1, 4000),
+    st.lists(st.integers(0, 4000), max_size=6),
+)
+def test_damaged_bodies_are_stream_errors(
+    name: str, flips: list[tuple[int, int]], keep: int, cuts: list[int]
+) -> None:
+    """A flipped byte or a cut inside a frame is always noticed: a ``StreamDecodeError``
+    before the format is known, a ``stream-decode-error`` after; nothing else escapes."""
+    original = load_binary(name)[0]
+    body = bytearray(original[:keep])
+    for at, mask in flips:
+        if at < len(body):
+            body[at] ^= mask
+    boundaries = set(itertools.accumulate((len(f) for f in frames(original)), initial=0))
+    damaged = bytes(body) != original[: len(body)] or len(body) not in boundaries
+    try:
+        result = stitch(split(bytes(body), [c for c in cuts if c <= len(body)])).result
+    except StreamDecodeError:
+        assert damaged
+        return
+    if damaged:
+        assert result.stream_error is not None
+        assert result.stream_error.code == "stream-decode-error"
+    else:
+        assert result.stream_error is None or isinstance(result.stream_error, ProviderError)
