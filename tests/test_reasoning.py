@@ -446,3 +446,60 @@ def test_discarded_parts_are_stream_events_too() -> None:
     )
     result = stitch(body).result
     assert [type(p) for p in result.parts] == [TextPart, CallDiscarded, TextPart]
+
+
+# -- the property, on the neutral shape: the ordered writers and readers agree --------------
+
+_WORD = st.text("abc xyz", min_size=1, max_size=5)
+
+
+@st.composite
+def _ordered_turns(draw: st.DrawFn, provider: str) -> AssistantMessage:
+    """An assistant turn with parts in any order, as ``provider`` can carry them."""
+    anthropic = provider == "anthropic"
+    parts: list[Reasoning | TextPart | FunctionCall] = []
+    for position in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(["reasoning", "text", "call"]))
+        signature = draw(_SIG)
+        if kind == "reasoning" and anthropic:
+            redacted = draw(st.booleans())
+            text = "" if redacted else draw(_WORD)
+            parts.append(Reasoning(text=text, signature=signature or "s", redacted=redacted))
+        elif kind == "reasoning":
+            parts.append(Reasoning(text=draw(_WORD), signature=signature))
+        elif kind == "text":
+            parts.append(TextPart(text=draw(_WORD), signature=None if anthropic else signature))
+        else:
+            caller = draw(st.none() | st.just({"type": "direct"})) if anthropic else None
+            parts.append(
+                FunctionCall(
+                    id=f"call{position}",
+                    name=draw(st.sampled_from(["f", "g"])),
+                    arguments={"n": position},
+                    signature=None if anthropic else signature,
+                    caller=caller,
+                )
+            )
+    return AssistantMessage(parts=tuple(parts))
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+@pytest.mark.parametrize("provider", ["anthropic", "gemini"])
+def test_ordered_turns_round_trip_with_every_signature(provider: str, data: st.DataObject) -> None:
+    message = data.draw(_ordered_turns(provider))
+    if provider == "anthropic":
+        _, wire = to_anthropic([message])
+        assert from_anthropic(wire) == [message]
+        blocks = wire[0]["content"]
+        written = [b.get("signature", b.get("data")) for b in blocks if "thinking" in b["type"]]
+    else:
+        _, wire = to_gemini([message])
+        assert from_gemini(wire) == [message]
+        written = [p["thoughtSignature"] for p in wire[0]["parts"] if "thoughtSignature" in p]
+    expected = [
+        p.signature
+        for p in message.ordered_parts()
+        if p.signature is not None and (provider == "gemini" or isinstance(p, Reasoning))
+    ]
+    assert written == expected
