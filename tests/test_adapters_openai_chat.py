@@ -14,6 +14,7 @@ from toolstitch.vocab.call_events import CallReady
 from toolstitch.vocab.errors import ProviderError
 from toolstitch.vocab.stream_events import (
     FinishReason,
+    ReasoningBlock,
     ReasoningDelta,
     StreamFailed,
     TextDelta,
@@ -45,8 +46,10 @@ def test_text_reasoning_finish_and_usage() -> None:
     )
     assert events == [
         ReasoningDelta(text="R"),
+        ReasoningBlock(text="R", kind="reasoning_content"),  # ended by the text after it
         TextDelta(text="Hi"),
         ReasoningDelta(text="S"),
+        ReasoningBlock(text="S", kind="reasoning"),  # ended by the finish
         FinishReason(reason="stop"),
         Usage(usage={"total_tokens": 3}),
     ]

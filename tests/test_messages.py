@@ -388,13 +388,16 @@ def test_tool_result_and_tool_error_helpers() -> None:
 PUBLIC = {
     "ERROR_PREFIX": None,
     "AssistantMessage": "(*, text: 'str' = '', tool_calls: 'tuple[FunctionCall, ...]' = (), "
-    "reasoning: 'tuple[Reasoning, ...]' = (), signature: 'str | None' = None) -> None",
+    "reasoning: 'tuple[Reasoning, ...]' = (), signature: 'str | None' = None, "
+    "parts: 'tuple[AssistantPart, ...]' = ()) -> None",
+    "AssistantPart": None,
     "FunctionCall": "(*, id: 'str', name: 'str', arguments: 'dict[str, Any]' = <factory>, "
-    "signature: 'str | None' = None) -> None",
+    "signature: 'str | None' = None, caller: 'Mapping[str, Any] | None' = None) -> None",
     "Message": None,
     "Reasoning": "(*, text: 'str' = '', signature: 'str | None' = None, id: 'str | None' = None, "
-    "redacted: 'bool' = False) -> None",
+    "redacted: 'bool' = False, summary: 'tuple[str, ...]' = ()) -> None",
     "SystemMessage": "(text: 'str') -> None",
+    "TextPart": "(*, text: 'str', signature: 'str | None' = None) -> None",
     "ToolResult": "(*, call_id: 'str', name: 'str', content: 'str', is_error: 'bool' = False) "
     "-> None",
     "UserMessage": "(text: 'str') -> None",

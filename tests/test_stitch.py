@@ -207,6 +207,7 @@ def test_stream_events_are_yielded_in_order() -> None:
     assert kinds == [
         "ReasoningDelta",
         "ReasoningDelta",
+        "ReasoningBlock",
         "TextDelta",
         "TextDelta",
         "CallStarted",

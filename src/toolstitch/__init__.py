@@ -54,6 +54,7 @@ from toolstitch.vocab.stream_events import (
     StreamFailed,
     StreamWarning,
     TextDelta,
+    TextSignature,
     Usage,
 )
 
@@ -99,6 +100,7 @@ __all__ = [
     "StreamFailed",
     "StreamWarning",
     "TextDelta",
+    "TextSignature",
     "ToolCall",
     "ToolCallError",
     "ToolErrorReply",

@@ -40,7 +40,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from toolstitch.core.deltas import Delta
-from toolstitch.core.instructions import EndCall, Item
+from toolstitch.core.instructions import CallNote, EndCall, Item
 from toolstitch.core.record import CallRecord, CallRecords
 from toolstitch.json.diagnose import diagnose
 from toolstitch.json.lexicon import WHITESPACE
@@ -81,6 +81,8 @@ CODES: Final[dict[str, str]] = {
     "quirk-finish-repeated": "a second finish_reason arrived; the first one stands",
     "quirk-truncation-mislabelled": "the arguments never closed, yet the finish reason is not "
     "'length'",
+    "quirk-signature-late": "a call's extra_content.google.thought_signature arrived after the "
+    "call was complete; it is not on its ToolCall",
 }
 
 #: Finish reasons that are consistent with tool calls in the response.
@@ -121,11 +123,21 @@ def _text(value: object, *, arguments: bool = False) -> str | None:
 class _Entry:
     """One ``delta.tool_calls[]`` entry, read leniently."""
 
-    __slots__ = ("arguments", "arguments_null", "function_null", "id", "index", "name", "type")
+    __slots__ = (
+        "arguments",
+        "arguments_null",
+        "function_null",
+        "id",
+        "index",
+        "name",
+        "signature",
+        "type",
+    )
 
     def __init__(self, entry: object) -> None:
         self.function_null = False
         self.arguments_null = False
+        self.signature = _thought_signature(entry)
         raw: dict[str, object]
         if isinstance(entry, Mapping):
             data: Mapping[str, Any] = entry
@@ -345,6 +357,8 @@ class ChatQuirks:
         rest: str | None = None
         if arguments is not None and (record is None or not record.closed):
             arguments, rest = self._split(record, arguments)
+        if e.signature is not None:
+            yield from self._signature(track, record, e.signature)
         yield from self._apply(e, track, new, call_id, name, arguments, record)
         kept = track.index in self._tracks
         if pindex is not None and kept:
@@ -356,6 +370,20 @@ class ChatQuirks:
         if rest is not None:
             follow = _Entry({"index": e.index, "function": {"arguments": rest}})
             yield from self._entry(follow, set())
+
+    def _signature(
+        self, track: _Track, record: CallRecord | None, signature: str
+    ) -> Iterator[Item]:
+        """The call's signature, to the core before the fragment that can complete it."""
+        if record is None or not record.state.is_final:
+            yield CallNote(index=track.index, signature=signature)
+        else:
+            yield from self._warn(
+                track,
+                "quirk-signature-late",
+                f"the call's thought_signature arrived after the call was {record.state}; "
+                "it is not on the ToolCall",
+            )
 
     def _closed_text(
         self, track: _Track, arguments: str, notes: Notes
@@ -624,6 +652,21 @@ class ChatQuirks:
             return
         self._stream_warned.add(code)
         yield StreamWarning(error=ProviderQuirk(code, message))
+
+
+def _thought_signature(entry: object) -> str | None:
+    """``extra_content.google.thought_signature`` of an entry (Gemini's OpenAI-compatible
+    endpoint), exactly as sent; ``None`` when absent."""
+    extra = (
+        entry.get("extra_content")
+        if isinstance(entry, Mapping)
+        else getattr(entry, "extra_content", None)
+    )
+    if extra is None:
+        return None
+    google = extra.get("google") if isinstance(extra, Mapping) else None
+    value = google.get("thought_signature") if isinstance(google, Mapping) else None
+    return value if isinstance(value, str) else None
 
 
 def _fresh_close_offset(fragment: str) -> int:

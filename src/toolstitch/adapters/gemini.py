@@ -20,19 +20,39 @@ Two ways a call arrives:
   without ``willContinue`` also closes the call, and so does the candidate's
   ``finishReason: "STOP"`` when the closing part never came (both with a warning); a stream
   that ends otherwise leaves the call truncated.
+
+Signatures (``thoughtSignature``, a sibling of the part's ``functionCall`` / ``text``),
+exactly as received: on a ``functionCall`` part, a ``CallNote`` for the call before its
+arguments (``ToolCall.signature``); on a text part, a ``TextSignature`` after the part's
+text; on a thought part, the ``signature`` of its ``ReasoningBlock``. Thought parts
+(``thought: true``) stream as ``ReasoningDelta`` events, and consecutive ones, across
+chunks, make one thought, reported as a ``ReasoningBlock(kind="thought")`` when it ends: at a
+thought part that carries a signature (that part included, even with no text), at the next
+text or ``functionCall`` part, at the candidate's ``finishReason`` or at the end of the
+stream. So a signature stays on the part it came with (Gemini refuses signatures moved or
+merged between parts); only unsigned neighbours are joined.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Mapping
 from typing import Any, Final
 
 from toolstitch.core.deltas import Delta
-from toolstitch.core.instructions import EndCall, Finish, Item
+from toolstitch.core.instructions import CallNote, EndCall, Finish, Item
 from toolstitch.core.record import CallRecords
-from toolstitch.vocab.stream_events import FinishReason, ReasoningDelta, TextDelta, Usage
+from toolstitch.vocab.stream_events import (
+    FinishReason,
+    ReasoningBlock,
+    ReasoningDelta,
+    TextDelta,
+    TextSignature,
+    Usage,
+)
+from toolstitch.vocab.text import ChunkedText
 
 from ._base import Adapter, get, mapping, provider_error, quirk_warning
 
@@ -73,6 +93,15 @@ def parse_json_path(path: str) -> list[str | int]:
             steps.append(re.sub(r"\\(.)", r"\1", match.group("key")))
         pos = match.end()
     return steps
+
+
+def _signature(part: Mapping[str, Any]) -> str | None:
+    """A part's ``thoughtSignature`` as received: the wire's base64 text (an SDK object's
+    dump gives the SDK's base64 text of the same bytes; raw bytes are written as base64)."""
+    value = get(part, "thoughtSignature", "thought_signature")
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(value).decode("ascii")
+    return value if isinstance(value, str) else None
 
 
 class _Container:
@@ -199,6 +228,9 @@ class GeminiAdapter(Adapter):
         super().__init__(choice=choice, records=records)
         self._position = 0
         self._open: _Streamed | None = None
+        # The thought being read (its text so far), until it ends: one block's reasoning
+        # text, the same text the ReasoningDelta events carry.
+        self._thought: ChunkedText | None = None
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
         out: list[Item] = []
@@ -222,19 +254,10 @@ class GeminiAdapter(Adapter):
         parts = mapping(candidate.get("content")).get("parts")
         if isinstance(parts, list):
             for raw in parts:
-                part = mapping(raw)
-                call = get(part, "functionCall", "function_call")
-                if call is not None:
-                    self._function_call(mapping(call), out)
-                    continue
-                text = part.get("text")
-                if isinstance(text, str) and text:
-                    if part.get("thought") is True:
-                        out.append(ReasoningDelta(text=text))
-                    else:
-                        out.append(TextDelta(text=text))
+                self._part(mapping(raw), out)
         reason = get(candidate, "finishReason", "finish_reason")
         if isinstance(reason, str) and reason:
+            self._end_thought(None, out)
             if self._open is not None and reason == "STOP":
                 self._finish_open(
                     "the stream's finishReason STOP came before the empty functionCall that "
@@ -243,23 +266,62 @@ class GeminiAdapter(Adapter):
                 )
             out.append(FinishReason(reason=reason))
 
+    def _part(self, part: Mapping[str, Any], out: list[Item]) -> None:
+        signature = _signature(part)
+        call = get(part, "functionCall", "function_call")
+        if call is not None:
+            self._end_thought(None, out)
+            self._function_call(mapping(call), signature, out)
+            return
+        text = part.get("text")
+        text = text if isinstance(text, str) else ""
+        if part.get("thought") is True:
+            if text:
+                out.append(ReasoningDelta(text=text))
+                if self._thought is None:
+                    self._thought = ChunkedText()
+                self._thought.append(text)
+            if signature is not None:
+                self._end_thought(signature, out)
+            return
+        if text or signature is not None:
+            self._end_thought(None, out)
+        if text:
+            out.append(TextDelta(text=text))
+        if signature is not None:
+            out.append(TextSignature(signature=signature))
+
+    def _end_thought(self, signature: str | None, out: list[Item]) -> None:
+        """End the thought being read (with the signature that ends it, if any); a signature
+        with no thought open is a thought of its own, with no text."""
+        thought, self._thought = self._thought, None
+        if thought is None and signature is None:
+            return
+        text = "" if thought is None else thought.text()
+        out.append(ReasoningBlock(text=text, signature=signature, kind="thought"))
+
     # -- function calls -----------------------------------------------------------------------
 
-    def _function_call(self, call: Mapping[str, Any], out: list[Item]) -> None:
+    def _function_call(
+        self, call: Mapping[str, Any], signature: str | None, out: list[Item]
+    ) -> None:
         name = call.get("name") if isinstance(call.get("name"), str) else None
         call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else None
         more = get(call, "willContinue", "will_continue") is True
         partial = get(call, "partialArgs", "partial_args")
         args = call.get("args")
         if name:
-            if not self._named(name, call_id, more, partial, args, out):
+            if not self._named(name, call_id, more, partial, args, signature, out):
                 return
         elif self._open is None:
             if partial or (isinstance(args, Mapping) and args):
                 # Arguments without a call to belong to: a call without a name (the core
                 # discards it with MissingName at the end of the stream).
-                self._whole(call_id, None, args, out)
+                self._whole(call_id, None, args, signature, out)
             return
+        elif signature is not None:
+            # A signature on a later part of streamed arguments: still before they close.
+            out.append(CallNote(index=self._open.index, signature=signature))
         if isinstance(partial, list):
             for raw in partial:
                 self._partial(mapping(raw), out)
@@ -281,6 +343,7 @@ class GeminiAdapter(Adapter):
         more: bool,
         partial: object,
         args: object,
+        signature: str | None,
         out: list[Item],
     ) -> bool:
         """A ``functionCall`` with a name: a whole call (False: nothing more to do with the
@@ -292,11 +355,13 @@ class GeminiAdapter(Adapter):
                 out,
             )
         if not more and not partial:
-            self._whole(call_id, name, args, out)
+            self._whole(call_id, name, args, signature, out)
             return False
         index = self._next()
         self._open = _Streamed(index, call_id, name)
         out.append(Delta(index=index, id=call_id, name=name))
+        if signature is not None:
+            out.append(CallNote(index=index, signature=signature))
         if isinstance(args, Mapping) and args:
             # Arguments given whole on the opening part: write them as paths.
             self._write_object(args, out)
@@ -307,8 +372,18 @@ class GeminiAdapter(Adapter):
         self._position += 1
         return index
 
-    def _whole(self, call_id: str | None, name: str | None, args: object, out: list[Item]) -> None:
+    def _whole(
+        self,
+        call_id: str | None,
+        name: str | None,
+        args: object,
+        signature: str | None,
+        out: list[Item],
+    ) -> None:
         index = self._next()
+        if signature is not None:
+            # Before the delta that completes the call (a note may precede its first delta).
+            out.append(CallNote(index=index, signature=signature))
         if args is None:
             args = {}
         text = json.dumps(args, separators=(",", ":"), ensure_ascii=False)
@@ -390,6 +465,7 @@ class GeminiAdapter(Adapter):
 
     def close(self) -> list[Item]:
         out: list[Item] = []
+        self._end_thought(None, out)
         if self._open is not None:
             # The stream ended inside streamed arguments: they are truncated.
             state, self._open = self._open, None

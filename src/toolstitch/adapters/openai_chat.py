@@ -19,7 +19,14 @@ from typing import Any
 
 from toolstitch.core.instructions import Item
 from toolstitch.core.record import CallRecords
-from toolstitch.vocab.stream_events import FinishReason, ReasoningDelta, TextDelta, Usage
+from toolstitch.vocab.stream_events import (
+    FinishReason,
+    ReasoningBlock,
+    ReasoningDelta,
+    TextDelta,
+    Usage,
+)
+from toolstitch.vocab.text import ChunkedText
 
 from ._base import Adapter, mapping, provider_error
 from ._openai_chat_quirks import CODES, ChatQuirks
@@ -35,6 +42,10 @@ class OpenAIChatAdapter(Adapter):
     def __init__(self, *, choice: int = 0, records: CallRecords | None = None) -> None:
         super().__init__(choice=choice, records=records)
         self.quirks = ChatQuirks(self.records)
+        # The reasoning text being read, until the text, a call or the finish follows it:
+        # one block's text (the same text its ReasoningDelta events carry), and its key.
+        self._reasoning: ChunkedText | None = None
+        self._reasoning_key = "reasoning_content"
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> Iterator[Item]:
         if "error" in payload and not payload.get("choices"):
@@ -63,15 +74,23 @@ class OpenAIChatAdapter(Adapter):
         if not delta:
             # Some servers put a whole message instead of a delta.
             delta = mapping(choice.get("message"))
-        reasoning = delta.get("reasoning_content")
+        key = "reasoning_content"
+        reasoning = delta.get(key)
         if not isinstance(reasoning, str):
-            reasoning = delta.get("reasoning")
+            key = "reasoning"
+            reasoning = delta.get(key)
         if isinstance(reasoning, str) and reasoning:
             yield ReasoningDelta(text=reasoning)
+            if self._reasoning is None:
+                self._reasoning, self._reasoning_key = ChunkedText(), key
+            self._reasoning.append(reasoning)
         content = delta.get("content")
+        tool_calls = delta.get("tool_calls")
+        reason = choice.get("finish_reason")
+        if self._reasoning is not None and (content or tool_calls or reason):
+            yield self._reasoning_block()
         if isinstance(content, str) and content:
             yield TextDelta(text=content)
-        tool_calls = delta.get("tool_calls")
         if tool_calls is not None:
             if isinstance(tool_calls, (list, tuple)):
                 tool_calls = [mapping(t) if not isinstance(t, Mapping) else t for t in tool_calls]
@@ -81,10 +100,18 @@ class OpenAIChatAdapter(Adapter):
             # The deprecated ``functions`` API: one call, no index, no id.
             fc = mapping(function_call)
             yield from self.quirks.feed([{"index": 0, "type": "function", "function": fc}])
-        reason = choice.get("finish_reason")
         if isinstance(reason, str) and reason:
             yield FinishReason(reason=reason)
             yield from self.quirks.finish_reason(reason)
 
+    def _reasoning_block(self) -> ReasoningBlock:
+        """The reasoning read so far as one block (``kind``: the key it came in), ended by
+        what followed it; DeepSeek-style servers want it back (``message()``)."""
+        text, self._reasoning = self._reasoning, None
+        assert text is not None
+        return ReasoningBlock(text=text.text(), kind=self._reasoning_key)
+
     def close(self) -> Iterator[Item]:
-        return self.quirks.close()
+        if self._reasoning is not None:
+            yield self._reasoning_block()
+        yield from self.quirks.close()

@@ -798,6 +798,7 @@ class Assembler:
         call.tokenizer.close()
         call.move("discard")
         self._open -= 1
+        signature = self._notes.pop(call.index, _NO_NOTE)[0] if self._notes else None
         # The event carries the text for the error report; the call keeps none.
         events.append(
             CallDiscarded(
@@ -806,11 +807,10 @@ class Assembler:
                 name=call.name or None,
                 arguments=call.text(),
                 error=error,
+                signature=signature,
             )
         )
         call.buffer.clear()
-        if self._notes:
-            self._notes.pop(call.index, None)
 
     def _limit(
         self,

@@ -1,9 +1,9 @@
 """One neutral message shape, and conversion both ways to each provider's wire form.
 
 A conversation is a list of ``Message``: ``SystemMessage``, ``UserMessage``,
-``AssistantMessage`` (text, tool calls, reasoning) and ``ToolResult`` (one per call, success
-or error). All are frozen dataclasses. ``to_*`` gives a provider's wire form, ``from_*``
-reads it back:
+``AssistantMessage`` (text, tool calls, reasoning, and their order in ``parts``) and
+``ToolResult`` (one per call, success or error). All are frozen dataclasses. ``to_*`` gives
+a provider's wire form, ``from_*`` reads it back:
 
 =====================  ==========================================  =============================
 provider               ``to_*`` returns                            tool calls / results
@@ -39,7 +39,11 @@ Rules worth knowing:
   ``to_bedrock(..., binary=True)``. OpenAI Chat writes reasoning as ``reasoning_content`` only
   when asked (``include_reasoning=True``; DeepSeek-style servers want it back, others refuse
   unknown keys).
-* The neutral order inside one assistant turn is reasoning, text, calls.
+* The neutral order inside one assistant turn is reasoning, text, calls. A turn whose order
+  matters on the way back (Anthropic interleaved thinking, Gemini parts that each carry a
+  signature, a ``StitchResult.message()``) keeps it in ``AssistantMessage.parts``
+  (``Reasoning``, ``TextPart``, ``FunctionCall``), and every writer follows it
+  (docs/reasoning.md).
 
 Layout: ``_neutral`` holds the shape and the rules several forms share (arguments, content
 text, the OpenAI error prefix, grouped results); each wire form has its own module
@@ -53,10 +57,12 @@ from __future__ import annotations
 from ._neutral import (
     ERROR_PREFIX,
     AssistantMessage,
+    AssistantPart,
     FunctionCall,
     Message,
     Reasoning,
     SystemMessage,
+    TextPart,
     ToolResult,
     UserMessage,
     tool_error,
@@ -71,10 +77,12 @@ from .openai_responses import from_openai_responses, to_openai_responses
 __all__ = [
     "ERROR_PREFIX",
     "AssistantMessage",
+    "AssistantPart",
     "FunctionCall",
     "Message",
     "Reasoning",
     "SystemMessage",
+    "TextPart",
     "ToolResult",
     "UserMessage",
     "from_anthropic",

@@ -28,10 +28,12 @@ from typing import Any, Protocol, TypeAlias
 __all__ = [
     "ERROR_PREFIX",
     "AssistantMessage",
+    "AssistantPart",
     "FunctionCall",
     "Message",
     "Reasoning",
     "SystemMessage",
+    "TextPart",
     "ToolResult",
     "UserMessage",
     "tool_error",
@@ -60,29 +62,46 @@ class UserMessage:
 class FunctionCall:
     """A tool call in an assistant turn: ``arguments`` is always a dict (valid JSON).
 
-    ``signature`` is Gemini's ``thoughtSignature`` on the call's part, carried back as is.
+    ``signature`` is the provider's opaque signature on the call, carried back as is:
+    Gemini's ``thoughtSignature`` on the call's part (or the OpenAI-compatible
+    ``extra_content.google.thought_signature``). ``caller`` is Anthropic's ``caller`` object
+    of a programmatic tool call, written back on its ``tool_use`` block.
     """
 
     id: str
     name: str
     arguments: dict[str, Any] = field(default_factory=dict, hash=False)
     signature: str | None = None
+    caller: Mapping[str, Any] | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Reasoning:
     """Reasoning the model showed (or hid) before answering.
 
-    ``signature`` is what the provider needs to accept it back: Anthropic's ``signature``
-    (or, with ``redacted=True``, the ``redacted_thinking`` block's ``data``), Gemini's
-    ``thoughtSignature``, the Responses API's ``encrypted_content``. ``id`` is the Responses
-    reasoning item's id.
+    ``signature`` is the provider's opaque token that lets it accept the block back, byte for
+    byte: Anthropic's ``signature`` (or, with ``redacted=True``, the ``redacted_thinking``
+    block's ``data``), Gemini's ``thoughtSignature`` on a thought part, the Responses API's
+    ``encrypted_content``. ``id`` is the Responses reasoning item's id and ``summary`` its
+    ``summary_text`` parts, one string each; ``text`` the reasoning text itself (Anthropic's
+    ``thinking``, a Gemini thought, the Responses ``reasoning_text`` content, an
+    OpenAI-compatible ``reasoning_content``).
     """
 
     text: str = ""
     signature: str | None = None
     id: str | None = None
     redacted: bool = False
+    summary: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextPart:
+    """One run of visible text in an assistant turn, with the provider's signature on it
+    (Gemini's ``thoughtSignature`` on a text part) when it had one."""
+
+    text: str
+    signature: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -90,12 +109,71 @@ class AssistantMessage:
     """One assistant turn: visible ``text``, ``tool_calls``, ``reasoning``.
 
     ``signature`` is Gemini's ``thoughtSignature`` on the text part, when it had one.
+
+    ``parts`` is the turn's reasoning, text runs and calls in the order the provider sent
+    them, for the turns whose order matters on the way back (Anthropic interleaved thinking,
+    Gemini parts that each carry their own signature). Give either ``parts`` or the fields:
+    given ``parts``, ``text``, ``tool_calls``, ``reasoning`` and ``signature`` are derived
+    from them (the text runs joined; ``signature`` the last signed text run's), and
+    ``parts`` is dropped again when it says no more than the fields in the neutral order
+    (reasoning, one text part, calls), so that two messages with the same content are
+    equal. ``ordered_parts()`` is the order the writers use either way.
     """
 
     text: str = ""
     tool_calls: tuple[FunctionCall, ...] = ()
     reasoning: tuple[Reasoning, ...] = ()
     signature: str | None = None
+    parts: tuple[AssistantPart, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.parts:
+            return
+        parts = tuple(p for p in self.parts if not _empty_text(p))
+        for part in parts:
+            if not isinstance(part, (Reasoning, TextPart, FunctionCall)):
+                raise TypeError(f"not a part of an assistant turn: {part!r}")
+        texts = [p for p in parts if isinstance(p, TextPart)]
+        signed = [p.signature for p in texts if p.signature is not None]
+        derived = {
+            "text": "".join(p.text for p in texts),
+            "tool_calls": tuple(p for p in parts if isinstance(p, FunctionCall)),
+            "reasoning": tuple(p for p in parts if isinstance(p, Reasoning)),
+            "signature": signed[-1] if signed else None,
+        }
+        defaults = {"text": "", "tool_calls": (), "reasoning": (), "signature": None}
+        for name, value in derived.items():
+            given = getattr(self, name)
+            if given != defaults[name] and given != value:
+                raise ValueError(
+                    f"AssistantMessage: {name}={given!r} disagrees with its parts ({value!r}); "
+                    "give either parts or the fields"
+                )
+            object.__setattr__(self, name, value)
+        neutral = _neutral_parts(self)
+        object.__setattr__(self, "parts", () if parts == neutral else parts)
+
+    def ordered_parts(self) -> tuple[AssistantPart, ...]:
+        """The turn's parts in the order to write them: ``parts`` when given, else the
+        neutral order (reasoning, the text as one part when there is text or a signature,
+        the calls)."""
+        return self.parts or _neutral_parts(self)
+
+
+#: One part of an assistant turn (``AssistantMessage.parts``).
+AssistantPart: TypeAlias = Reasoning | TextPart | FunctionCall
+
+
+def _empty_text(part: object) -> bool:
+    """An empty text part without a signature carries nothing."""
+    return isinstance(part, TextPart) and not part.text and part.signature is None
+
+
+def _neutral_parts(message: AssistantMessage) -> tuple[AssistantPart, ...]:
+    text: tuple[TextPart, ...] = ()
+    if message.text or message.signature is not None:
+        text = (TextPart(text=message.text, signature=message.signature),)
+    return (*message.reasoning, *text, *message.tool_calls)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -311,15 +389,16 @@ def read_block_turns(
 class AssistantTurn:
     """An assistant turn being read, part by part, in wire order."""
 
-    texts: list[str] = field(default_factory=list)
-    calls: list[FunctionCall] = field(default_factory=list)
-    reasoning: list[Reasoning] = field(default_factory=list)
-    signature: str | None = None
+    parts: list[AssistantPart] = field(default_factory=list)
+
+    def text(self, text: str, signature: str | None = None) -> None:
+        self.parts.append(TextPart(text=text, signature=signature))
+
+    def call(self, call: FunctionCall) -> None:
+        self.parts.append(call)
+
+    def reasoning(self, reasoning: Reasoning) -> None:
+        self.parts.append(reasoning)
 
     def message(self) -> AssistantMessage:
-        return AssistantMessage(
-            text="".join(self.texts),
-            tool_calls=tuple(self.calls),
-            reasoning=tuple(self.reasoning),
-            signature=self.signature,
-        )
+        return AssistantMessage(parts=tuple(self.parts))

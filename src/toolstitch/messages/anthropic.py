@@ -3,10 +3,11 @@
 System messages go into the one ``system`` text. Messages alternate ``user`` and
 ``assistant``, each a list of typed blocks: assistant ``thinking`` (with its ``signature``),
 ``redacted_thinking`` (its ``data`` carried on ``Reasoning.signature``, ``redacted=True``),
-``text`` and ``tool_use`` (``id``, ``name``, ``input`` as an object); user ``text`` and
-``tool_result`` (``tool_use_id``, ``content``, ``is_error``). Consecutive results share one
-user message. Anthropic refuses unsigned thinking, so reasoning without a signature is not
-written.
+``text`` and ``tool_use`` (``id``, ``name``, ``input`` as an object, and the ``caller`` of a
+programmatic call), in the turn's own order (``AssistantMessage.ordered_parts``); user
+``text`` and ``tool_result`` (``tool_use_id``, ``content``, ``is_error``). Consecutive
+results share one user message. Anthropic refuses unsigned thinking, so reasoning without a
+signature is not written.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ._neutral import (
     Names,
     Reasoning,
     SystemMessage,
+    TextPart,
     ToolResult,
     UserMessage,
     joined_system,
@@ -60,17 +62,29 @@ def to_anthropic(messages: Iterable[Message]) -> tuple[str | None, list[dict[str
 
 
 def _assistant_blocks(message: AssistantMessage) -> Iterator[dict[str, Any]]:
-    for reasoning in message.reasoning:
-        if reasoning.signature is None:
-            continue
-        if reasoning.redacted:
-            yield {"type": "redacted_thinking", "data": reasoning.signature}
+    """The turn's blocks in its own order (``ordered_parts``): thinking stays where it was
+    relative to the text and the ``tool_use`` blocks, as Anthropic requires."""
+    for part in message.ordered_parts():
+        if isinstance(part, Reasoning):
+            if part.signature is None:
+                continue
+            if part.redacted:
+                yield {"type": "redacted_thinking", "data": part.signature}
+            else:
+                yield {"type": "thinking", "thinking": part.text, "signature": part.signature}
+        elif isinstance(part, TextPart):
+            if part.text:
+                yield {"type": "text", "text": part.text}
         else:
-            yield {"type": "thinking", "thinking": reasoning.text, "signature": reasoning.signature}
-    if message.text:
-        yield {"type": "text", "text": message.text}
-    for call in message.tool_calls:
-        yield {"type": "tool_use", "id": call.id, "name": call.name, "input": dict(call.arguments)}
+            block: dict[str, Any] = {
+                "type": "tool_use",
+                "id": part.id,
+                "name": part.name,
+                "input": dict(part.arguments),
+            }
+            if part.caller is not None:
+                block["caller"] = dict(part.caller)
+            yield block
 
 
 def _result_block(result: ToolResult) -> dict[str, Any]:
@@ -99,20 +113,22 @@ def _read_assistant(blocks: list[Mapping[str, Any]], where: str, names: Names) -
     for block in blocks:
         kind = block.get("type")
         if kind == "text":
-            turn.texts.append(str(block.get("text", "")))
+            turn.text(str(block.get("text", "")))
         elif kind == "thinking":
-            turn.reasoning.append(
+            turn.reasoning(
                 Reasoning(text=str(block.get("thinking", "")), signature=block.get("signature"))
             )
         elif kind == "redacted_thinking":
-            turn.reasoning.append(Reasoning(signature=block.get("data"), redacted=True))
+            turn.reasoning(Reasoning(signature=block.get("data"), redacted=True))
         elif kind == "tool_use":
+            caller = block.get("caller")
             call = FunctionCall(
                 id=str(block.get("id") or ""),
                 name=str(block.get("name") or ""),
                 arguments=load_arguments(block.get("input"), where),
+                caller=caller if isinstance(caller, Mapping) else None,
             )
-            turn.calls.append(names.add(call))
+            turn.call(names.add(call))
     return turn.message()
 
 

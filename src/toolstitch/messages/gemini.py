@@ -28,6 +28,7 @@ from ._neutral import (
     Message,
     Reasoning,
     SystemMessage,
+    TextPart,
     ToolResult,
     UserMessage,
     content_text,
@@ -90,15 +91,17 @@ def to_gemini(
 
 
 def _model_parts(message: AssistantMessage) -> list[dict[str, Any]]:
-    parts = [
-        _signed({"text": reasoning.text, "thought": True}, reasoning.signature)
-        for reasoning in message.reasoning
-    ]
-    if message.text or message.signature is not None:
-        parts.append(_signed({"text": message.text}, message.signature))
-    for call in message.tool_calls:
-        function = _with_id(call.id, {"name": call.name, "args": dict(call.arguments)})
-        parts.append(_signed({"functionCall": function}, call.signature))
+    """The turn's parts in its own order (``ordered_parts``), each signature on the part it
+    came with (Gemini refuses signatures moved or merged between parts)."""
+    parts: list[dict[str, Any]] = []
+    for part in message.ordered_parts():
+        if isinstance(part, Reasoning):
+            parts.append(_signed({"text": part.text, "thought": True}, part.signature))
+        elif isinstance(part, TextPart):
+            parts.append(_signed({"text": part.text}, part.signature))
+        else:
+            function = _with_id(part.id, {"name": part.name, "args": dict(part.arguments)})
+            parts.append(_signed({"functionCall": function}, part.signature))
     return parts
 
 
@@ -151,17 +154,14 @@ class _Reader:
             signature = get(part, "thoughtSignature", "thought_signature")
             function = get(part, "functionCall", "function_call")
             if function is not None:
-                turn.calls.append(self._call(function, signature, where))
+                turn.call(self._call(function, signature, where))
             elif part.get("thought") is True:
-                turn.reasoning.append(
-                    Reasoning(text=str(part.get("text", "")), signature=signature)
-                )
-            elif "text" in part:
-                turn.texts.append(str(part["text"]))
-                if signature is not None:
-                    turn.signature = signature
-        self.previous_calls = turn.calls
-        return turn.message()
+                turn.reasoning(Reasoning(text=str(part.get("text", "")), signature=signature))
+            elif "text" in part or signature is not None:
+                turn.text(str(part.get("text", "")), signature)
+        message = turn.message()
+        self.previous_calls = list(message.tool_calls)
+        return message
 
     def _call(self, function: Mapping[str, Any], signature: str | None, where: str) -> FunctionCall:
         call_id = function.get("id") or f"{GENERATED_ID_PREFIX}{self.counter}"

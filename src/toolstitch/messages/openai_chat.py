@@ -6,7 +6,8 @@ the arguments as JSON text) and has ``content: null`` when it has calls but no t
 is a ``tool`` message with ``tool_call_id``. There is no error flag: see ``ERROR_PREFIX``.
 Reasoning is written as ``reasoning_content`` only when asked (``include_reasoning=True``:
 DeepSeek-style servers want it back, others refuse unknown keys) and read from
-``reasoning_content`` or ``reasoning``.
+``reasoning_content`` or ``reasoning``. A call's signature (from Gemini's OpenAI-compatible
+endpoint) is written and read as the entry's ``extra_content.google.thought_signature``.
 """
 
 from __future__ import annotations
@@ -62,18 +63,31 @@ def _assistant(message: AssistantMessage, include_reasoning: bool) -> dict[str, 
         "content": message.text if message.text or not message.tool_calls else None,
     }
     if message.tool_calls:
-        item["tool_calls"] = [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": dump_arguments(call.arguments)},
-            }
-            for call in message.tool_calls
-        ]
+        item["tool_calls"] = [_call_entry(call) for call in message.tool_calls]
     reasoning = "".join(r.text for r in message.reasoning)
     if include_reasoning and reasoning:
         item["reasoning_content"] = reasoning
     return item
+
+
+def _call_entry(call: FunctionCall) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": dump_arguments(call.arguments)},
+    }
+    if call.signature is not None:
+        # Gemini's OpenAI-compatible endpoint wants the call's thought signature back here.
+        entry["extra_content"] = {"google": {"thought_signature": call.signature}}
+    return entry
+
+
+def _signature(entry: Mapping[str, Any]) -> str | None:
+    """``extra_content.google.thought_signature`` of a ``tool_calls`` entry, if any."""
+    extra = entry.get("extra_content")
+    google = extra.get("google") if isinstance(extra, Mapping) else None
+    value = google.get("thought_signature") if isinstance(google, Mapping) else None
+    return value if isinstance(value, str) else None
 
 
 def from_openai_chat(messages: Iterable[Mapping[str, Any]]) -> list[Message]:
@@ -106,6 +120,7 @@ def _read_assistant(raw: Mapping[str, Any], where: str, names: Names) -> Assista
             id=str(entry.get("id") or ""),
             name=str(function.get("name") or ""),
             arguments=load_arguments(function.get("arguments"), where),
+            signature=_signature(entry),
         )
         calls.append(names.add(call))
     reasoning = raw.get("reasoning_content")

@@ -5,8 +5,9 @@ assistant text as ``output_text`` parts), ``reasoning`` (a ``summary`` of ``summ
 parts, ``encrypted_content`` carried on ``Reasoning.signature``, its ``id`` on
 ``Reasoning.id``), ``function_call`` (``call_id``, the arguments as JSON text) and
 ``function_call_output``. There is no error flag: see ``ERROR_PREFIX``. One neutral assistant
-turn is written as its reasoning items, then its message, then its calls, and such a run of
-items is read back as one turn.
+turn is written in its own order (``AssistantMessage.ordered_parts``: by default its
+reasoning items, then its message, then its calls), and a run of reasoning, message and
+``function_call`` items is read back as one turn.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ._neutral import (
     Names,
     Reasoning,
     SystemMessage,
+    TextPart,
     ToolResult,
     UserMessage,
     dump_arguments,
@@ -60,29 +62,39 @@ def to_openai_responses(messages: Iterable[Message]) -> list[dict[str, Any]]:
 
 
 def _assistant_items(message: AssistantMessage) -> Iterator[dict[str, Any]]:
-    for reasoning in message.reasoning:
-        item: dict[str, Any] = {
-            "type": "reasoning",
-            "summary": [{"type": "summary_text", "text": reasoning.text}] if reasoning.text else [],
-        }
-        if reasoning.id is not None:
-            item["id"] = reasoning.id
-        if reasoning.signature is not None:
-            item["encrypted_content"] = reasoning.signature
-        yield item
-    if message.text:
-        yield {
-            "type": "message",
-            "role": "assistant",
-            "content": [{"type": "output_text", "text": message.text}],
-        }
-    for call in message.tool_calls:
-        yield {
-            "type": "function_call",
-            "call_id": call.id,
-            "name": call.name,
-            "arguments": dump_arguments(call.arguments),
-        }
+    """The turn's items in its own order (``ordered_parts``): each reasoning item before the
+    ``function_call`` items that followed it."""
+    for part in message.ordered_parts():
+        if isinstance(part, Reasoning):
+            yield _reasoning_item(part)
+        elif isinstance(part, TextPart):
+            if part.text:
+                yield {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": part.text}],
+                }
+        else:
+            yield {
+                "type": "function_call",
+                "call_id": part.id,
+                "name": part.name,
+                "arguments": dump_arguments(part.arguments),
+            }
+
+
+def _reasoning_item(reasoning: Reasoning) -> dict[str, Any]:
+    """A ``reasoning`` input item: its ``id``, its ``summary`` parts (the text as the one
+    summary part when there are none: what a reasoning item from another form shows), its
+    ``encrypted_content``."""
+    item: dict[str, Any] = {"type": "reasoning"}
+    if reasoning.id is not None:
+        item["id"] = reasoning.id
+    texts = reasoning.summary or ((reasoning.text,) if reasoning.text else ())
+    item["summary"] = [{"type": "summary_text", "text": text} for text in texts]
+    if reasoning.signature is not None:
+        item["encrypted_content"] = reasoning.signature
+    return item
 
 
 # The stages of one assistant turn, in the order its items come.
@@ -123,11 +135,11 @@ def from_openai_responses(items: Iterable[Mapping[str, Any]]) -> list[Message]:
         kind = raw.get("type", "message")
         role = raw.get("role")
         if kind == "reasoning":
-            turns.at(_REASONING).reasoning.append(_read_reasoning(raw))
+            turns.at(_REASONING).reasoning(_read_reasoning(raw))
         elif kind == "message" and role == "assistant":
-            turns.at(_TEXT).texts.append(text_of(raw.get("content")))
+            turns.at(_TEXT).text(text_of(raw.get("content")))
         elif kind == "function_call":
-            turns.at(_CALLS).calls.append(names.add(_read_call(raw, f"item {position}")))
+            turns.at(_CALLS).call(names.add(_read_call(raw, f"item {position}")))
         elif kind == "function_call_output":
             call_id = str(raw.get("call_id") or "")
             turns.flush().append(flagless_result(call_id, raw.get("output"), names))
@@ -141,9 +153,16 @@ def from_openai_responses(items: Iterable[Mapping[str, Any]]) -> list[Message]:
 
 
 def _read_reasoning(raw: Mapping[str, Any]) -> Reasoning:
-    summary = raw.get("summary") or ()
+    """A reasoning item: its summary parts (and, as ``text``, its ``reasoning_text``
+    content, else the summary joined), ``encrypted_content`` and ``id``. One summary part
+    and no content is read as ``text`` alone: what ``_reasoning_item`` writes for it."""
+    summary = tuple(str(part.get("text", "")) for part in raw.get("summary") or ())
+    content = "".join(str(part.get("text", "")) for part in raw.get("content") or ())
+    if not content and len(summary) == 1:
+        content, summary = summary[0], ()
     return Reasoning(
-        text="".join(str(part.get("text", "")) for part in summary),
+        text=content or "".join(summary),
+        summary=summary,
         signature=raw.get("encrypted_content"),
         id=raw.get("id"),
     )

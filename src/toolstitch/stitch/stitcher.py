@@ -31,7 +31,7 @@ import json
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from toolstitch.adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect
 from toolstitch.adapters._base import provider_error
@@ -45,7 +45,9 @@ from toolstitch.decode.eventstream import (
 from toolstitch.decode.jsonarray import JSONArrayDecoder
 from toolstitch.decode.sse import SSEDecoder
 from toolstitch.json.lexicon import WHITESPACE_BYTES
+from toolstitch.messages import AssistantMessage, FunctionCall, Reasoning, TextPart
 from toolstitch.stitch.driver import Driver
+from toolstitch.stitch.recovery import tool_error_reply
 from toolstitch.vocab.call_events import (
     ArgumentsDelta,
     CallDiscarded,
@@ -60,21 +62,35 @@ from toolstitch.vocab.errors import StreamDecodeError, StreamError
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
     FinishReason,
+    ReasoningBlock,
     ReasoningDelta,
     ServerToolCall,
     StreamFailed,
     StreamWarning,
     TextDelta,
+    TextSignature,
     Usage,
 )
 
-__all__ = ["AsyncStitch", "Stitch", "StitchResult", "Stitcher", "astitch", "stitch"]
+__all__ = [
+    "AsyncStitch",
+    "ResultPart",
+    "Stitch",
+    "StitchResult",
+    "Stitcher",
+    "astitch",
+    "stitch",
+]
 
 #: Events buffered while the provider is still unknown; past this, the stream is not one of
 #: the known formats.
 MAX_UNDETECTED_EVENTS: Final = 64
 
 _BOM = b"\xef\xbb\xbf"
+
+
+#: One part of the assistant turn, in ``StitchResult.parts``.
+ResultPart: TypeAlias = ReasoningBlock | TextPart | ToolCall | CallDiscarded
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,9 +102,15 @@ class StitchResult:
     ``CallWarning`` and ``StreamWarning``; ``server_calls`` the calls the provider ran itself
     (never to dispatch); ``stream_error`` the first error of the stream as a whole (an error
     event sent by the provider, or bytes that are not the format); ``text`` and ``reasoning``
-    the concatenated text deltas; ``finish_reason`` the first finish reason the provider gave;
-    ``usage`` the provider's usage objects merged in arrival order; ``events`` and ``bytes``
-    how many provider events and bytes were read; ``finished`` whether the stream was closed.
+    the concatenated text deltas; ``reasoning_blocks`` every ``ReasoningBlock`` in stream
+    order; ``finish_reason`` the first finish reason the provider gave; ``usage`` the
+    provider's usage objects merged in arrival order; ``events`` and ``bytes`` how many
+    provider events and bytes were read; ``finished`` whether the stream was closed.
+
+    ``parts`` is the assistant turn in the order the provider sent it: each reasoning block
+    (at its end), each run of text (a ``TextPart``, with the signature that ended it when
+    there was one), each call (at its start: its ``ToolCall``, or its ``CallDiscarded``; a
+    call still open is left out). ``message()`` makes it the assistant message to send back.
     """
 
     provider: str | None
@@ -99,11 +121,56 @@ class StitchResult:
     stream_error: StreamError | None = None
     text: str = ""
     reasoning: str = ""
+    reasoning_blocks: tuple[ReasoningBlock, ...] = ()
+    parts: tuple[ResultPart, ...] = ()
     finish_reason: str | None = None
     usage: dict[str, Any] | None = field(default=None, hash=False)
     events: int = 0
     bytes: int = 0
     finished: bool = False
+
+    def message(self) -> AssistantMessage:
+        """The assistant turn exactly as the provider needs it back on the next request
+        (``toolstitch.messages``; see docs/reasoning.md): in ``parts`` order, each reasoning
+        block with its signature, id and summary, the text runs with their signatures, the
+        complete calls with theirs, and each discarded call with ``{}`` as its arguments
+        (and the id and name ``tool_error_reply`` gives it), so that its error result has a
+        call to answer. Server calls are not part of it. Call it once the stream ended."""
+        return AssistantMessage(parts=tuple(_message_part(part) for part in self.parts))
+
+
+def _message_part(part: ResultPart) -> Reasoning | TextPart | FunctionCall:
+    if isinstance(part, ToolCall):
+        return FunctionCall(
+            id=part.id,
+            name=part.name,
+            arguments=dict(part.parsed_arguments),
+            signature=part.signature,
+            caller=part.caller,
+        )
+    if isinstance(part, CallDiscarded):
+        reply = tool_error_reply(part)
+        return FunctionCall(id=reply.call_id, name=reply.name, signature=part.signature)
+    if isinstance(part, ReasoningBlock):
+        return Reasoning(
+            text=part.text,
+            signature=part.signature,
+            id=part.id,
+            redacted=part.redacted,
+            summary=part.summary,
+        )
+    return part
+
+
+class _TextRun:
+    """Where one run of text sits in the ``Stitcher``'s text pieces, and its signature."""
+
+    __slots__ = ("end", "signature", "start")
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.end: int | None = None  # None while the run is open
+        self.signature: str | None = None
 
 
 def _check_provider(provider: str) -> str:
@@ -196,6 +263,12 @@ class Stitcher:
         self._errors = 0
         self._text: list[str] = []
         self._reasoning: list[str] = []
+        self._blocks: list[ReasoningBlock] = []
+        # The turn's parts in arrival order: reasoning blocks, text runs, call indexes. One
+        # entry per block, call or run of text between them: no larger than what the result
+        # holds anyway.
+        self._parts: list[ReasoningBlock | _TextRun | int] = []
+        self._run: _TextRun | None = None  # the text run still open
         self._finish: str | None = None
         self._usage: dict[str, Any] | None = None
 
@@ -225,12 +298,51 @@ class Stitcher:
             stream_error=self._stream_error,
             text="".join(self._text),
             reasoning="".join(self._reasoning),
+            reasoning_blocks=tuple(self._blocks),
+            parts=self._result_parts(),
             finish_reason=self._finish,
             usage=None if self._usage is None else dict(self._usage),
             events=self.events_read,
             bytes=self.bytes_read,
             finished=self._closed,
         )
+
+    def _result_parts(self) -> tuple[ResultPart, ...]:
+        discarded = {d.index: d for d in self._discarded}
+        out: list[ResultPart] = []
+        for part in self._parts:
+            if isinstance(part, int):
+                call = self._calls.get(part) or discarded.get(part)
+                if call is not None:
+                    out.append(call)
+            elif isinstance(part, _TextRun):
+                text = "".join(self._text[part.start : part.end])
+                out.append(TextPart(text=text, signature=part.signature))
+            else:
+                out.append(part)
+        return tuple(out)
+
+    def _place(self, part: ReasoningBlock | int) -> None:
+        """A reasoning block or a call takes the next place; the text run before it ends."""
+        if self._run is not None:
+            self._run.end = len(self._text)
+            self._run = None
+        self._parts.append(part)
+
+    def _signed(self, event: ReasoningBlock | TextSignature) -> None:
+        """A reasoning block takes the next place; a text signature ends the text run before
+        it (an empty one if there is none)."""
+        if isinstance(event, ReasoningBlock):
+            self._blocks.append(event)
+            self._place(event)
+            return
+        run = self._run
+        if run is None:
+            run = _TextRun(len(self._text))
+            self._parts.append(run)
+        run.signature = event.signature
+        run.end = len(self._text)
+        self._run = None
 
     def feed(self, data: object) -> list[Event]:
         """Take the next piece of the stream (bytes, or one event); return its events."""
@@ -458,18 +570,27 @@ class Stitcher:
             if type(event) is ArgumentsDelta:
                 continue  # the most frequent event, and nothing to note in the result
             if isinstance(event, TextDelta):
+                if self._run is None:
+                    self._run = _TextRun(len(self._text))
+                    self._parts.append(self._run)
                 self._text.append(event.text)
             elif isinstance(event, CallStarted):
-                self._order.setdefault(event.index, len(self._order))
+                if event.index not in self._order:
+                    self._order[event.index] = len(self._order)
+                    self._place(event.index)
             elif isinstance(event, CallReady):
                 self._calls[event.call.index] = event.call
             elif isinstance(event, (CallWarning, StreamWarning)):
                 self._warnings.append(event)
             elif isinstance(event, CallDiscarded):
                 self._discarded.append(event)
-                self._order.pop(event.index, None)  # never a call: its place is not needed
+                # Never a call: its place among the calls is not needed (its part stays).
+                if self._order.pop(event.index, None) is None:  # discarded before it started
+                    self._place(event.index)
             elif isinstance(event, ReasoningDelta):
                 self._reasoning.append(event.text)
+            elif isinstance(event, (ReasoningBlock, TextSignature)):
+                self._signed(event)
             elif isinstance(event, FinishReason):
                 if self._finish is None:
                     self._finish = event.reason

@@ -171,13 +171,18 @@ class CallReady(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallDiscarded(Event):
-    """The call can never become valid; ``error`` says why. Exactly once per call."""
+    """The call can never become valid; ``error`` says why. Exactly once per call.
+
+    ``signature`` is the provider's signature on the call (as ``ToolCall.signature``), which
+    the provider still wants back with the call's ``{}`` stand-in (``StitchResult.message()``).
+    """
 
     index: int
     id: str | None
     name: str | None
     arguments: str
     error: ToolCallError
+    signature: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

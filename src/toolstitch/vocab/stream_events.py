@@ -26,6 +26,7 @@ __all__ = [
     "StreamFailed",
     "StreamWarning",
     "TextDelta",
+    "TextSignature",
     "Usage",
 ]
 
@@ -40,6 +41,17 @@ class TextDelta(StreamEvent):
     """A piece of the visible assistant text, in stream order."""
 
     text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextSignature(StreamEvent):
+    """The provider's opaque signature on the visible text that came just before it (Gemini's
+    ``thoughtSignature`` on a text part), byte for byte. It ends that text part: the text
+    after it is a new part. A part with a signature and no text still sends this event
+    (the part is then empty), so the signature is never lost; ``StitchResult.message()``
+    writes it back on the same part (see docs/reasoning.md)."""
+
+    signature: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
