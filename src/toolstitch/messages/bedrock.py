@@ -33,6 +33,7 @@ from ._neutral import (
     Names,
     Reasoning,
     SystemMessage,
+    TextPart,
     ToolResult,
     UserMessage,
     error_text,
@@ -78,22 +79,32 @@ def to_bedrock(
 
 
 def _assistant_blocks(message: AssistantMessage, binary: bool) -> Iterator[dict[str, Any]]:
-    for reasoning in message.reasoning:
-        if reasoning.signature is None:
-            continue
-        if reasoning.redacted:
-            data: str | bytes = reasoning.signature
-            if binary:
-                data = base64.b64decode(reasoning.signature)
-            yield {"reasoningContent": {"redactedContent": data}}
+    """The turn's blocks in its own order (``ordered_parts``): reasoning stays where it was
+    relative to the text and the ``toolUse`` blocks."""
+    for part in message.ordered_parts():
+        if isinstance(part, Reasoning):
+            block = _reasoning_block(part, binary)
+            if block is not None:
+                yield block
+        elif isinstance(part, TextPart):
+            if part.text:
+                yield {"text": part.text}
         else:
-            text = {"text": reasoning.text, "signature": reasoning.signature}
-            yield {"reasoningContent": {"reasoningText": text}}
-    if message.text:
-        yield {"text": message.text}
-    for call in message.tool_calls:
-        use = {"toolUseId": call.id, "name": call.name, "input": dict(call.arguments)}
-        yield {"toolUse": use}
+            use = {"toolUseId": part.id, "name": part.name, "input": dict(part.arguments)}
+            yield {"toolUse": use}
+
+
+def _reasoning_block(reasoning: Reasoning, binary: bool) -> dict[str, Any] | None:
+    """A ``reasoningContent`` block, or ``None`` for reasoning without a signature."""
+    if reasoning.signature is None:
+        return None
+    if reasoning.redacted:
+        data: str | bytes = reasoning.signature
+        if binary:
+            data = base64.b64decode(reasoning.signature)
+        return {"reasoningContent": {"redactedContent": data}}
+    text = {"text": reasoning.text, "signature": reasoning.signature}
+    return {"reasoningContent": {"reasoningText": text}}
 
 
 def _result_block(result: ToolResult, status: bool) -> dict[str, Any]:
@@ -122,7 +133,7 @@ def _read_assistant(blocks: list[Mapping[str, Any]], where: str, names: Names) -
     turn = AssistantTurn()
     for block in blocks:
         if "text" in block:
-            turn.texts.append(str(block["text"]))
+            turn.text(str(block["text"]))
         elif "toolUse" in block:
             use = block["toolUse"]
             call = FunctionCall(
@@ -130,11 +141,11 @@ def _read_assistant(blocks: list[Mapping[str, Any]], where: str, names: Names) -
                 name=str(use.get("name") or ""),
                 arguments=load_arguments(use.get("input"), where),
             )
-            turn.calls.append(names.add(call))
+            turn.call(names.add(call))
         elif "reasoningContent" in block:
             reasoning = _read_reasoning(block["reasoningContent"])
             if reasoning is not None:
-                turn.reasoning.append(reasoning)
+                turn.reasoning(reasoning)
     return turn.message()
 
 
