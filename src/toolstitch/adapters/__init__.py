@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from . import cohere_chat, ollama_chat
 from ._base import Adapter, as_mapping
 from .anthropic import AnthropicAdapter
+from .cohere_chat import CohereChatAdapter
 from .gemini import GeminiAdapter
+from .ollama_chat import OllamaChatAdapter
 from .openai_chat import OpenAIChatAdapter
 from .openai_responses import OpenAIResponsesAdapter
 
@@ -21,7 +24,9 @@ __all__ = [
     "PROVIDERS",
     "Adapter",
     "AnthropicAdapter",
+    "CohereChatAdapter",
     "GeminiAdapter",
+    "OllamaChatAdapter",
     "OpenAIChatAdapter",
     "OpenAIResponsesAdapter",
     "as_mapping",
@@ -33,6 +38,8 @@ ADAPTERS: Final[dict[str, type[Adapter]]] = {
     "openai-responses": OpenAIResponsesAdapter,
     "anthropic": AnthropicAdapter,
     "gemini": GeminiAdapter,
+    "cohere-chat": CohereChatAdapter,
+    "ollama-chat": OllamaChatAdapter,
 }
 
 #: The provider ids, in the order the CLI lists them.
@@ -64,6 +71,10 @@ def detect(payload: Mapping[str, Any], event: str | None = None) -> str | None:
         return "gemini"
     if "usage_metadata" in payload or "prompt_feedback" in payload:
         return "gemini"
+    if cohere_chat.detects(payload, event):
+        return "cohere-chat"
+    if ollama_chat.detects(payload):
+        return "ollama-chat"
     obj = payload.get("object")
     if "choices" in payload or (isinstance(obj, str) and obj.startswith("chat.completion")):
         return "openai-chat"

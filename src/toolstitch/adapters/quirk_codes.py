@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from . import anthropic, gemini, openai_chat, openai_responses
+from . import anthropic, cohere_chat, gemini, ollama_chat, openai_chat, openai_responses
 
 __all__ = ["QUIRK_CODES"]
 
@@ -18,4 +18,6 @@ QUIRK_CODES: Final[dict[str, str]] = {
     **openai_responses.CODES,
     **anthropic.CODES,
     **gemini.CODES,
+    **cohere_chat.CODES,
+    **ollama_chat.CODES,
 }

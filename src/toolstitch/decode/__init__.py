@@ -1,4 +1,4 @@
-"""Bytes to provider events: the SSE decoder and the JSON-array body decoder.
+"""Bytes to provider events: the SSE decoder, the JSON-array body decoder and the NDJSON decoder.
 
 Internal: import the public names from ``toolstitch``.
 """

@@ -5,8 +5,9 @@ Theory of operation
 ``Stitcher`` is the sans-I/O engine. Feed it what you have, in order - the response body's
 bytes in any chunking, or the stream's events as dicts or as the official SDK's objects -
 and it returns the events each piece caused; ``close()`` ends the stream. Underneath, bytes
-go through a stream decoder (``SSEDecoder``, or ``JSONArrayDecoder`` when the body starts
-with ``[``: Gemini without ``alt=sse``), each decoded event goes to the provider's adapter
+go through a stream decoder (``SSEDecoder``; ``JSONArrayDecoder`` when the body starts
+with ``[``: Gemini without ``alt=sse``; ``NDJSONDecoder`` when it starts with ``{``: Ollama's
+newline-delimited JSON), each decoded event goes to the provider's adapter
 (detected from the first events that only one provider sends, unless named), which returns
 items: deltas, instructions (``EndCall``, ``Finish``, and ``ServerDelta``/``ServerEnd`` for
 calls the provider runs itself) and stream-level events. The ``Stitcher`` drives: it applies
@@ -36,6 +37,7 @@ from toolstitch.adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect
 from toolstitch.adapters._base import provider_error
 from toolstitch.core.assembler import Assembler
 from toolstitch.decode.jsonarray import JSONArrayDecoder
+from toolstitch.decode.ndjson import NDJSONDecoder, NDJSONItem
 from toolstitch.decode.sse import SSEDecoder
 from toolstitch.json.lexicon import WHITESPACE_BYTES
 from toolstitch.stitch.driver import Driver
@@ -172,6 +174,7 @@ class Stitcher:
         self._head = b""  # leading bytes kept until the framing is known
         self._sse: SSEDecoder | None = None
         self._array: JSONArrayDecoder | None = None
+        self._ndjson: NDJSONDecoder | None = None
         self._dead = False  # a decoder failed: later bytes are ignored
         self._queue: list[tuple[Mapping[str, Any], str | None]] = []
         self._closed = False
@@ -250,7 +253,12 @@ class Stitcher:
             return []
         out: list[Event] = []
         if self._mode == "bytes" and not self._dead:
-            if self._sse is None and self._array is None and self._head.strip(WHITESPACE_BYTES):
+            if (
+                self._sse is None
+                and self._array is None
+                and self._ndjson is None
+                and self._head.strip(WHITESPACE_BYTES)
+            ):
                 self._frame(b"", out)
             try:
                 if self._sse is not None:
@@ -259,6 +267,9 @@ class Stitcher:
                 elif self._array is not None:
                     for element in self._array.close():
                         self._element(element, out)
+                elif self._ndjson is not None:
+                    for line in self._ndjson.close():
+                        self._line(line, out)
             except StreamDecodeError as exc:
                 self._decode_failed(exc, out)
         if self.adapter is None:
@@ -290,7 +301,7 @@ class Stitcher:
         out: list[Event] = []
         if self._dead or not chunk:
             return out
-        if self._sse is None and self._array is None:
+        if self._sse is None and self._array is None and self._ndjson is None:
             self._head += chunk
             head = self._head
             if len(head) < len(_BOM) and _BOM.startswith(head):
@@ -309,6 +320,9 @@ class Stitcher:
         if body.lstrip(WHITESPACE_BYTES).startswith(b"["):
             self._array = JSONArrayDecoder()
             head = body
+        elif body.lstrip(WHITESPACE_BYTES).startswith(b"{"):
+            self._ndjson = NDJSONDecoder()  # one JSON object per line (Ollama)
+            head = body
         else:
             self._sse = SSEDecoder()
         self._decode(head, out)
@@ -321,6 +335,9 @@ class Stitcher:
             elif self._array is not None:
                 for element in self._array.feed(chunk):
                     self._element(element, out)
+            elif self._ndjson is not None:
+                for line in self._ndjson.feed(chunk):
+                    self._line(line, out)
         except StreamDecodeError as exc:
             self._decode_failed(exc, out)
 
@@ -351,8 +368,15 @@ class Stitcher:
             return
         out.extend(self._payload(element, None))
 
-    def _bad_event(self, message: str, out: list[Event]) -> None:
-        error = StreamDecodeError(message)
+    def _line(self, line: NDJSONItem, out: list[Event]) -> None:
+        self.events_read += 1
+        if isinstance(line, StreamDecodeError):  # a line that is not a JSON object
+            self._bad_event(line, out)
+            return
+        out.extend(self._payload(line, None))
+
+    def _bad_event(self, message: str | StreamDecodeError, out: list[Event]) -> None:
+        error = message if isinstance(message, StreamDecodeError) else StreamDecodeError(message)
         if self.adapter is None and not self._errors:
             raise error
         out.append(StreamFailed(error=error))
