@@ -1,6 +1,7 @@
 """The ``toolstitch`` command: replay recorded streams, or watch the bundled demo.
 
-    toolstitch replay FILE [--provider auto|openai-chat|openai-responses|anthropic|gemini]
+    toolstitch replay FILE [--provider auto|openai-chat|openai-responses|anthropic|gemini|
+                                      cohere-chat|ollama-chat]
                            [--tools TOOLS.json] [--on-schema-violation discard|warn] [--json]
     toolstitch demo [EXAMPLE]
     toolstitch                      (the demo)
@@ -424,8 +425,8 @@ def _parser() -> argparse.ArgumentParser:
     replay = commands.add_parser(
         "replay",
         help="reassemble the tool calls of a recorded stream",
-        description="Reassemble the tool calls of a recorded response body (SSE, or "
-        "Gemini's JSON array).",
+        description="Reassemble the tool calls of a recorded response body (SSE, "
+        "Gemini's JSON array, or NDJSON such as Ollama's).",
     )
     replay.add_argument("file", metavar="FILE", help="the recorded response body")
     replay.add_argument(

@@ -121,7 +121,8 @@ class Stitcher:
     """The sans-I/O engine behind ``stitch``: feed bytes or events, get events back.
 
     ``provider`` is ``"auto"`` (detect it from the first events) or one of
-    ``"openai-chat"``, ``"openai-responses"``, ``"anthropic"``, ``"gemini"``. ``choice``
+    ``"openai-chat"``, ``"openai-responses"``, ``"anthropic"``, ``"gemini"``,
+    ``"cohere-chat"``, ``"ollama-chat"``. ``choice``
     selects the choice (OpenAI Chat) or candidate (Gemini) to follow when the response has
     several. ``limits``, ``empty_arguments``, ``tools``, ``on_schema_violation``,
     ``watch_strings`` and ``partial_arguments`` go to the ``Assembler`` as they are, with the
@@ -633,9 +634,11 @@ def stitch(
     ``source`` is the response body (``bytes``), an iterable of byte chunks (e.g.
     ``httpx.Response.iter_bytes()``, a file opened in binary mode), an iterable of stream
     events as dicts or SDK objects (e.g. an ``openai`` ``Stream``, an ``anthropic``
-    ``MessageStream``, ``google-genai``'s ``generate_content_stream``), or an object with
+    ``MessageStream``, ``google-genai``'s ``generate_content_stream``, ``cohere``'s
+    ``v2.chat_stream``, ``ollama``'s ``chat(stream=True)``), or an object with
     ``iter_bytes()``. ``provider`` is ``"auto"`` or one of ``"openai-chat"``,
-    ``"openai-responses"``, ``"anthropic"``, ``"gemini"``. The keywords are ``Stitcher``'s:
+    ``"openai-responses"``, ``"anthropic"``, ``"gemini"``, ``"cohere-chat"``,
+    ``"ollama-chat"``. The keywords are ``Stitcher``'s:
     ``limits``, ``choice``, ``empty_arguments``, and the declared-tool options ``tools``,
     ``on_schema_violation``, ``watch_strings``, ``partial_arguments`` (as ``Assembler`` takes
     them; see docs/schema.md).
