@@ -7,9 +7,11 @@ from typing import Any
 
 import pydantic
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import formats_next
-from driven import Driven
+from driven import Driven, assert_every_call_ends_once
 from fixtures.build import (
     co_call_delta,
     co_call_end,
@@ -19,7 +21,9 @@ from fixtures.build import (
     co_plan,
 )
 from fixtures.expected import fixture_names, load, normalize, payloads
+from strategies import loose_values
 from toolstitch.adapters import CohereChatAdapter, detect
+from toolstitch.adapters.cohere_chat import EVENT_TYPES, FAILED_REASONS
 from toolstitch.stitch.stitcher import stitch
 from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallStarted, CallWarning, Event
 from toolstitch.vocab.errors import ProviderError
@@ -40,7 +44,8 @@ def run(*payloads: dict[str, Any]) -> list[Event]:
     adapter = Driven(CohereChatAdapter)
     events: list[Event] = []
     for payload in payloads:
-        events += adapter.feed(payload, event=payload.get("type"))
+        kind = payload.get("type")  # the SSE event name, as the Stitcher passes it
+        events += adapter.feed(payload, event=kind if isinstance(kind, str) else None)
     return events + adapter.close()
 
 
@@ -271,3 +276,44 @@ def test_sdk_shaped_event_objects(name: str) -> None:
     body, expected = load(name)
     objects = [_StreamEvent.model_validate(p) for p in payloads(body)]
     assert normalize(stitch(objects).result) == expected
+
+
+# -- anything at all --------------------------------------------------------------------------
+
+_values = loose_values
+_calls = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": _values,
+        "function": st.fixed_dictionaries({}, optional={"name": _values, "arguments": _values}),
+    },
+)
+_events = st.fixed_dictionaries(
+    {"type": st.sampled_from(sorted(EVENT_TYPES)) | _values},
+    optional={
+        "index": st.integers(-1, 3) | _values,
+        "delta": st.fixed_dictionaries(
+            {},
+            optional={
+                "message": st.fixed_dictionaries(
+                    {},
+                    optional={
+                        "tool_calls": _calls | _values,
+                        "tool_plan": _values,
+                        "content": st.fixed_dictionaries(
+                            {}, optional={"type": _values, "text": _values, "thinking": _values}
+                        ),
+                    },
+                ),
+                "finish_reason": st.sampled_from(sorted(FAILED_REASONS)) | _values,
+                "usage": _values,
+            },
+        ),
+    },
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(events=st.lists(_events, max_size=12))
+def test_any_events_never_raise_and_every_call_ends_once(events: list[dict[str, Any]]) -> None:
+    assert_every_call_ends_once(run(*events))

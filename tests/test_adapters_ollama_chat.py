@@ -6,11 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import formats_next
-from driven import Driven
+from driven import Driven, assert_every_call_ends_once
 from fixtures.build import OLLAMA_DONE, ocall
 from fixtures.expected import fixture_names, load, normalize, payloads
+from strategies import loose_values
 from toolstitch.adapters import OllamaChatAdapter, detect
 from toolstitch.stitch.stitcher import stitch
 from toolstitch.vocab.call_events import CallReady, CallWarning, Event
@@ -281,3 +284,41 @@ def test_sdk_objects_built_by_hand() -> None:
     assert result.reasoning == "Paris, then Rome."
     assert result.finish_reason == "stop"
     assert result.usage == {"prompt_eval_count": 12, "eval_count": 7}
+
+
+# -- anything at all --------------------------------------------------------------------------
+
+_values = loose_values
+_entries = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": _values,
+        "function": st.fixed_dictionaries(
+            {}, optional={"name": _values, "index": _values, "arguments": _values}
+        ),
+    },
+)
+_lines = st.fixed_dictionaries(
+    {},
+    optional={
+        "message": st.fixed_dictionaries(
+            {},
+            optional={
+                "content": _values,
+                "thinking": _values,
+                "tool_calls": st.lists(_entries | _values, max_size=3) | _values,
+            },
+        )
+        | _values,
+        "done": _values,
+        "done_reason": _values,
+        "eval_count": _values,
+        "error": _values,
+    },
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(_lines, max_size=8))
+def test_any_lines_never_raise_and_every_call_ends_once(lines: list[dict[str, Any]]) -> None:
+    assert_every_call_ends_once(run(*lines))

@@ -79,11 +79,18 @@ FAILED_REASONS: Final = frozenset({"ERROR", "ERROR_TOXIC", "ERROR_LIMIT", "TIMEO
 def detects(payload: Mapping[str, Any], event: str | None = None) -> bool:
     """Whether ``payload`` (with its SSE event name) is an event of a Cohere v2 stream."""
     kind = payload.get("type")
-    return (isinstance(kind, str) and kind in EVENT_TYPES) or event in EVENT_TYPES
+    return (isinstance(kind, str) and kind in EVENT_TYPES) or (
+        isinstance(event, str) and event in EVENT_TYPES
+    )
 
 
 def _index(value: object) -> int | None:
     return value if type(value) is int and value >= 0 else None
+
+
+def _block(value: object) -> int | None:
+    """A content block's index (``None`` when it has no usable one)."""
+    return value if type(value) is int else None
 
 
 def _message(payload: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -103,7 +110,7 @@ class CohereChatAdapter(Adapter):
         self._warned: set[int] = set()  # calls told quirk-index-invalid (once per call)
         self._plan = ReasoningText("tool_plan")
         self._thinking = ReasoningText("thinking")
-        self._thinking_blocks: set[object] = set()  # content indices of thinking blocks
+        self._thinking_blocks: set[int | None] = set()  # content indices of thinking blocks
         self._unknown: set[str] = set()
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
@@ -125,8 +132,9 @@ class CohereChatAdapter(Adapter):
             if core is not None:
                 out.append(EndCall(core))
         elif kind == "content-end":
-            if payload.get("index") in self._thinking_blocks:
-                self._thinking_blocks.discard(payload.get("index"))
+            index = _block(payload.get("index"))
+            if index in self._thinking_blocks:
+                self._thinking_blocks.discard(index)
                 self._thinking.end(out)
         elif kind == "message-end":
             self._end(payload, out)
@@ -208,7 +216,7 @@ class CohereChatAdapter(Adapter):
     def _content(self, payload: Mapping[str, Any], out: list[Item]) -> None:
         self._plan.end(out)
         content = mapping(_message(payload).get("content"))
-        index = payload.get("index")
+        index = _block(payload.get("index"))
         thinking = content.get("thinking")
         if content.get("type") == "thinking" or isinstance(thinking, str):
             self._thinking_blocks.add(index)
@@ -224,7 +232,9 @@ class CohereChatAdapter(Adapter):
         self._thinking.end(out)
         delta = mapping(payload.get("delta"))
         reason = delta.get("finish_reason")
-        if isinstance(reason, str) and reason:
+        if not isinstance(reason, str):
+            reason = ""
+        if reason:
             out.append(FinishReason(reason=reason))
         usage = mapping(delta.get("usage"))
         if usage:
