@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 from collections.abc import Iterable
 
 import pytest
@@ -143,3 +144,36 @@ def test_deep_nesting_is_a_bad_line_not_a_crash() -> None:
     items = decode([body])
     assert len(items) == 1
     assert isinstance(items[0], StreamDecodeError)
+
+
+def test_a_2_gb_line_stops_at_max_line_bytes_with_bounded_memory() -> None:
+    """A line that never ends, in 64 KiB chunks: the decoder stops at the limit, having held
+    about the limit once (the pending line grows in one buffer, never copied per chunk)."""
+    decoder = NDJSONDecoder()
+    piece = b"x" * (64 * 1024)
+    consumed = 0
+
+    def run() -> StreamDecodeError | None:
+        nonlocal consumed
+        try:
+            decoder.feed(b'{"a": "')
+            for _ in range(2 * 10**9 // len(piece)):
+                consumed += len(piece)
+                decoder.feed(piece)
+        except StreamDecodeError as exc:
+            return exc
+        return None
+
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base, _ = tracemalloc.get_traced_memory()
+        error = run()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert error is not None
+    assert error.offset == decoder.max_line_bytes
+    assert consumed <= decoder.max_line_bytes + len(piece)
+    # bytearray over-allocates by about an eighth as it grows
+    assert peak - base <= decoder.max_line_bytes * 5 // 4 + 4 * len(piece) + 1024 * 1024
