@@ -150,6 +150,10 @@ def test_tool_calls_as_one_object_is_read_from_the_sdk_shape_too() -> None:
     assert isinstance(start["delta"]["message"]["tool_calls"], dict)
     events = run(start, co_call_delta(2, "{}"), co_call_end(2))
     assert [e.call.index for e in events if isinstance(e, CallReady)] == [2]
+    # a list holding the one object is read the same way
+    start["delta"]["message"]["tool_calls"] = [start["delta"]["message"]["tool_calls"]]
+    events = run(start, co_call_delta(2, "{}"), co_call_end(2))
+    assert [(e.call.index, e.call.id) for e in events if isinstance(e, CallReady)] == [(2, "f_x")]
 
 
 # -- reasoning, text, the end -----------------------------------------------------------------

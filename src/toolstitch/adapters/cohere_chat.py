@@ -97,6 +97,15 @@ def _message(payload: Mapping[str, Any]) -> Mapping[str, Any]:
     return mapping(mapping(payload.get("delta")).get("message"))
 
 
+def _tool_call(payload: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The event's one call object (``delta.message.tool_calls``); a list holding just one,
+    as a client that models the field as a list may give, is read the same way."""
+    value = _message(payload).get("tool_calls")
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    return mapping(value)
+
+
 class CohereChatAdapter(Adapter):
     """Adapter for Cohere v2 chat streams (``provider="cohere-chat"``)."""
 
@@ -148,7 +157,7 @@ class CohereChatAdapter(Adapter):
 
     def _call_start(self, payload: Mapping[str, Any], out: list[Item]) -> None:
         given = payload.get("index")
-        call = mapping(_message(payload).get("tool_calls"))
+        call = _tool_call(payload)
         function = mapping(call.get("function"))
         call_id = call.get("id") if isinstance(call.get("id"), str) and call["id"] else None
         name = function.get("name") if isinstance(function.get("name"), str) else None
@@ -203,7 +212,7 @@ class CohereChatAdapter(Adapter):
         return self._last
 
     def _call_delta(self, payload: Mapping[str, Any], out: list[Item]) -> None:
-        function = mapping(mapping(_message(payload).get("tool_calls")).get("function"))
+        function = mapping(_tool_call(payload).get("function"))
         fragment = function.get("arguments")
         if not isinstance(fragment, str) or not fragment:
             return
