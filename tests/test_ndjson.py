@@ -177,3 +177,75 @@ def test_a_2_gb_line_stops_at_max_line_bytes_with_bounded_memory() -> None:
     assert consumed <= decoder.max_line_bytes + len(piece)
     # bytearray over-allocates by about an eighth as it grows
     assert peak - base <= decoder.max_line_bytes * 5 // 4 + 4 * len(piece) + 1024 * 1024
+
+
+# -- any bytes, any chunking ------------------------------------------------------------------
+
+_pieces = st.lists(
+    st.sampled_from(
+        [
+            b'{"a": 1}',
+            b"[1]",
+            b"\n",
+            b"\r\n",
+            b" ",
+            b'{"s": "\\ud800"}',
+            b'{"b": "\xc3',
+            b'\xa9"}',
+            b'{"n": NaN}',
+            b"x",
+        ]
+    )
+    | st.binary(max_size=6),
+    max_size=14,
+)
+
+
+def outcome(chunks: list[bytes], limit: int) -> tuple[list[object], int | None]:
+    """The items (errors as offset and message) and the offset of a raised error, if any."""
+    decoder = NDJSONDecoder(max_line_bytes=limit)
+    items: list[NDJSONItem] = []
+    try:
+        for chunk in chunks:
+            items += decoder.feed(chunk)
+        items += decoder.close()
+    except StreamDecodeError as exc:
+        return [], exc.offset  # the items of the failing chunk are lost with the error
+    return shown(items), None
+
+
+def _refuse(constant: str) -> None:
+    raise ValueError(constant)
+
+
+def naive(body: bytes) -> list[object]:
+    """An independent reading: split at every LF, skip blank lines, json.loads the rest."""
+    out: list[object] = []
+    start = 0
+    for raw in body.split(b"\n"):
+        if raw.strip(b" \t\r"):
+            try:
+                value = json.loads(raw.decode("utf-8", "replace"), parse_constant=_refuse)
+                ok = isinstance(value, dict)
+                json.dumps(value, ensure_ascii=False).encode("utf-8")  # lone surrogates
+            except (ValueError, UnicodeEncodeError):
+                ok = False
+            out.append(value if ok else start)
+        start += len(raw) + 1
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(pieces=_pieces, data=st.data())
+def test_any_bytes_in_any_chunking(pieces: list[bytes], data: st.DataObject) -> None:
+    body = b"".join(pieces)
+    cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=10))
+    whole = outcome([body], 16 * 1024 * 1024)
+    assert outcome(split(body, cuts), 16 * 1024 * 1024) == whole
+    assert outcome(byte_by_byte(body), 16 * 1024 * 1024) == whole
+    items, raised = whole
+    assert raised is None
+    assert [i[0] if isinstance(i, tuple) else i for i in items] == naive(body)
+    # With a limit small enough to be hit, whether and where it is hit is the same too.
+    limit = data.draw(st.integers(1, 12))
+    assert outcome(split(body, cuts), limit)[1] == outcome([body], limit)[1]
