@@ -167,7 +167,8 @@ class Stitcher:
         if provider != "auto":
             self.adapter = self._adapter(provider)
         self._drive = Driver(self.assembler).drive
-        #: Provider events read so far (SSE messages, JSON array elements or fed objects).
+        #: Provider events read so far (SSE messages, JSON array elements, NDJSON lines or fed
+        #: objects).
         self.events_read = 0
         #: Bytes fed so far (0 when fed events).
         self.bytes_read = 0
