@@ -14,7 +14,16 @@ from toolstitch.adapters import Adapter
 from toolstitch.core.assembler import Assembler
 from toolstitch.core.instructions import Item
 from toolstitch.stitch.driver import Driver
-from toolstitch.vocab.call_events import Event
+from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallStarted, Event
+
+
+def assert_every_call_ends_once(events: list[Event]) -> None:
+    """Every call that started ended exactly once (ready or discarded), none started twice."""
+    started = [e.index for e in events if isinstance(e, CallStarted)]
+    ended = [e.call.index for e in events if isinstance(e, CallReady)]
+    ended += [e.index for e in events if isinstance(e, CallDiscarded)]
+    assert sorted(started) == sorted(ended)
+    assert len(set(started)) == len(started)
 
 
 class Driven:

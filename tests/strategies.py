@@ -35,11 +35,22 @@ __all__ = [
     "awkward_positions",
     "has_huge_exponent",
     "interleavings",
+    "loose_values",
     "mutated",
     "splits",
     "text_and_fragments",
     "with_raw_surrogates",
 ]
+
+#: Any small JSON-like value, for fields that may hold the wrong type anywhere (adapters must
+#: never raise on them).
+loose_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 3) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
 
 GRAMMAR_PATH = Path(__file__).resolve().parents[1] / "grammars" / "json.lark"
 

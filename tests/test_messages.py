@@ -25,17 +25,19 @@ from toolstitch.messages import (
     UserMessage,
     from_anthropic,
     from_gemini,
+    from_ollama,
     from_openai_chat,
     from_openai_responses,
     to_anthropic,
     to_gemini,
+    to_ollama,
     to_openai_chat,
     to_openai_responses,
     tool_error,
     tool_result,
 )
 
-PROVIDERS = ("openai-chat", "openai-responses", "anthropic", "gemini")
+PROVIDERS = ("openai-chat", "openai-responses", "anthropic", "gemini", "ollama")
 
 ids = st.text(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", min_size=1, max_size=12
@@ -55,7 +57,7 @@ ok_content = texts.filter(lambda t: not t.startswith(("Error:", "Error [")))
 
 
 def reasoning_for(provider: str) -> st.SearchStrategy[tuple[Reasoning, ...]]:
-    if provider == "openai-chat":
+    if provider in ("openai-chat", "ollama"):  # one reasoning text, no signature
         return st.one_of(st.just(()), texts.filter(bool).map(lambda t: (Reasoning(text=t),)))
     if provider == "openai-responses":
         one = st.builds(Reasoning, text=texts, signature=st.none() | texts, id=st.none() | ids)
@@ -127,6 +129,8 @@ def round_trip(provider: str, messages: list[Message]) -> list[Message]:
     if provider == "anthropic":
         system, wire = to_anthropic(messages)
         return from_anthropic(json.loads(json.dumps(wire)), system)
+    if provider == "ollama":
+        return from_ollama(json.loads(json.dumps(to_ollama(messages))))
     instruction, contents = to_gemini(messages)
     return from_gemini(json.loads(json.dumps(contents)), instruction)
 
@@ -407,6 +411,7 @@ PUBLIC = {
     "messages: 'Iterable[Mapping[str, Any]]') -> 'list[Message]'",
     "from_gemini": "(contents: 'Iterable[Mapping[str, Any]]', "
     "system_instruction: 'Mapping[str, Any] | str | None' = None) -> 'list[Message]'",
+    "from_ollama": "(messages: 'Iterable[Mapping[str, Any]]') -> 'list[Message]'",
     "from_openai_chat": "(messages: 'Iterable[Mapping[str, Any]]') -> 'list[Message]'",
     "from_openai_responses": "(items: 'Iterable[Mapping[str, Any]]') -> 'list[Message]'",
     "to_anthropic": "(messages: 'Iterable[Message]') -> 'tuple[str | None, list[dict[str, Any]]]'",
@@ -414,6 +419,7 @@ PUBLIC = {
     "tool_result_status: 'bool' = True) -> 'tuple[list[dict[str, Any]], list[dict[str, Any]]]'",
     "to_gemini": "(messages: 'Iterable[Message]') "
     "-> 'tuple[dict[str, Any] | None, list[dict[str, Any]]]'",
+    "to_ollama": "(messages: 'Iterable[Message]') -> 'list[dict[str, Any]]'",
     "to_openai_chat": "(messages: 'Iterable[Message]', *, include_reasoning: 'bool' = False) "
     "-> 'list[dict[str, Any]]'",
     "to_openai_responses": "(messages: 'Iterable[Message]') -> 'list[dict[str, Any]]'",

@@ -40,7 +40,14 @@ FIXTURES = fixture_names()
 
 def test_there_are_fixtures_for_every_api() -> None:
     apis = {name.split("/")[0] for name in FIXTURES}
-    assert apis == {"openai-chat", "openai-responses", "anthropic", "gemini"}
+    assert apis == {
+        "openai-chat",
+        "openai-responses",
+        "anthropic",
+        "gemini",
+        "cohere-chat",
+        "ollama-chat",
+    }
     assert len(FIXTURES) >= 50
 
 

@@ -1,7 +1,7 @@
 """The ``toolstitch`` command: replay recorded streams, or watch the bundled demo.
 
     toolstitch replay FILE [--provider auto|openai-chat|openai-responses|anthropic|gemini|
-                                       bedrock-converse]
+                                       bedrock-converse|cohere-chat|ollama-chat]
                            [--tools TOOLS.json] [--on-schema-violation discard|warn] [--json]
     toolstitch demo [EXAMPLE]
     toolstitch                      (the demo)
@@ -426,7 +426,7 @@ def _parser() -> argparse.ArgumentParser:
         "replay",
         help="reassemble the tool calls of a recorded stream",
         description="Reassemble the tool calls of a recorded response body (SSE, "
-        "Gemini's JSON array, or an AWS event stream: Bedrock).",
+        "Gemini's JSON array, NDJSON such as Ollama's, or an AWS event stream: Bedrock).",
     )
     replay.add_argument("file", metavar="FILE", help="the recorded response body")
     replay.add_argument(

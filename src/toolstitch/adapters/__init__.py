@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from . import cohere_chat, ollama_chat
 from ._base import Adapter, as_mapping
 from .anthropic import AnthropicAdapter
 from .bedrock_converse import BedrockConverseAdapter, is_bedrock_event
+from .cohere_chat import CohereChatAdapter
 from .gemini import GeminiAdapter
+from .ollama_chat import OllamaChatAdapter
 from .openai_chat import OpenAIChatAdapter
 from .openai_responses import OpenAIResponsesAdapter
 
@@ -23,7 +26,9 @@ __all__ = [
     "Adapter",
     "AnthropicAdapter",
     "BedrockConverseAdapter",
+    "CohereChatAdapter",
     "GeminiAdapter",
+    "OllamaChatAdapter",
     "OpenAIChatAdapter",
     "OpenAIResponsesAdapter",
     "as_mapping",
@@ -36,6 +41,8 @@ ADAPTERS: Final[dict[str, type[Adapter]]] = {
     "anthropic": AnthropicAdapter,
     "gemini": GeminiAdapter,
     "bedrock-converse": BedrockConverseAdapter,
+    "cohere-chat": CohereChatAdapter,
+    "ollama-chat": OllamaChatAdapter,
 }
 
 #: The provider ids, in the order the CLI lists them.
@@ -69,6 +76,10 @@ def detect(payload: Mapping[str, Any], event: str | None = None) -> str | None:
         return "gemini"
     if is_bedrock_event(payload, event):
         return "bedrock-converse"
+    if cohere_chat.detects(payload, event):
+        return "cohere-chat"
+    if ollama_chat.detects(payload):
+        return "ollama-chat"
     obj = payload.get("object")
     if "choices" in payload or (isinstance(obj, str) and obj.startswith("chat.completion")):
         return "openai-chat"

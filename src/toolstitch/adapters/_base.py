@@ -22,6 +22,7 @@ return lists. Consume the result once, fully, before the next ``feed``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -29,9 +30,17 @@ from toolstitch.core.instructions import Item
 from toolstitch.core.record import CallRecords
 from toolstitch.vocab.call_events import CallWarning
 from toolstitch.vocab.errors import ProviderError, ProviderQuirk
-from toolstitch.vocab.stream_events import StreamFailed
+from toolstitch.vocab.stream_events import ReasoningBlock, ReasoningDelta, StreamFailed
+from toolstitch.vocab.text import ChunkedText
 
-__all__ = ["Adapter", "as_mapping", "provider_error", "quirk_warning"]
+__all__ = [
+    "Adapter",
+    "ReasoningText",
+    "as_mapping",
+    "compact_json",
+    "provider_error",
+    "quirk_warning",
+]
 
 
 def as_mapping(obj: object) -> Mapping[str, Any] | None:
@@ -79,6 +88,13 @@ def mapping(value: object) -> Mapping[str, Any]:
     return as_mapping(value) or {}
 
 
+def compact_json(value: object) -> str:
+    """A call's arguments that arrived whole, as an object (Gemini ``args``, Ollama
+    ``arguments``), as the argument text fed to the core: compact JSON, keys in the order
+    received, non-ASCII characters as they are."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def quirk_warning(
     code: str,
     message: str,
@@ -99,9 +115,10 @@ def provider_error(error: object) -> StreamFailed:
 
     ``error`` is the provider's error object (``{"type", "message"}`` for Anthropic,
     ``{"message", "type", "code", ...}`` for OpenAI-compatible servers, ``{"code",
-    "message", "status"}`` for Gemini). ``kind`` becomes its most specific code.
+    "message", "status"}`` for Gemini), or the message alone as a string (Ollama's
+    ``{"error": "…"}``). ``kind`` becomes its most specific code.
     """
-    data = mapping(error)
+    data = {"message": error} if isinstance(error, str) else mapping(error)
     message = data.get("message")
     if not isinstance(message, str) or not message:
         message = "the provider reported an error"
@@ -123,6 +140,34 @@ def provider_error(error: object) -> StreamFailed:
     text = f"the provider sent an error in the stream{where}: {message}"
     payload = dict(data) if data else error
     return StreamFailed(error=ProviderError(text, kind=kind, payload=payload))
+
+
+class ReasoningText:
+    """One reasoning block as it streams: a ``ReasoningDelta`` per piece, and when the block
+    ends the ``ReasoningBlock`` that reports it whole (``kind``: the provider's name for it).
+
+    The text is kept in a ``ChunkedText``, as long as the block lasts; it is the same text
+    the ``StitchResult`` keeps as ``reasoning``.
+    """
+
+    __slots__ = ("_text", "kind")
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._text = ChunkedText()
+
+    def add(self, text: object, out: list[Item]) -> None:
+        """A piece of the block (ignored unless a non-empty string)."""
+        if isinstance(text, str) and text:
+            self._text.append(text)
+            out.append(ReasoningDelta(text=text))
+
+    def end(self, out: list[Item]) -> None:
+        """The block is over: report it (nothing when it had no text); the next piece
+        starts a new block."""
+        if len(self._text):
+            out.append(ReasoningBlock(text=self._text.text(), kind=self.kind))
+            self._text = ChunkedText()
 
 
 class _NoRecords:

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Final
 
-from . import anthropic, bedrock_converse, gemini, openai_chat, openai_responses
+from . import (
+    anthropic,
+    bedrock_converse,
+    cohere_chat,
+    gemini,
+    ollama_chat,
+    openai_chat,
+    openai_responses,
+)
 
 __all__ = ["QUIRK_CODES"]
 
@@ -19,4 +27,6 @@ QUIRK_CODES: Final[dict[str, str]] = {
     **anthropic.CODES,
     **gemini.CODES,
     **bedrock_converse.CODES,
+    **cohere_chat.CODES,
+    **ollama_chat.CODES,
 }

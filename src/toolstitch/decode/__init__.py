@@ -1,5 +1,5 @@
-"""Bytes to provider events: the SSE decoder, the JSON-array body decoder and the AWS
-event-stream frame decoder.
+"""Bytes to provider events: the SSE decoder, the JSON-array body decoder, the NDJSON decoder
+and the AWS event-stream frame decoder.
 
 Internal: import the public names from ``toolstitch``.
 """

@@ -16,16 +16,18 @@ Anthropic              ``(system, messages)``                      ``tool_use`` 
 Gemini                 ``(system_instruction, contents)``          ``functionCall`` /
                                                                    ``functionResponse``
 Bedrock Converse       ``(system, messages)``                      ``toolUse`` / ``toolResult``
+Ollama                 ``messages`` (list of dicts)                ``tool_calls`` / ``tool``
+                                                                   messages with ``tool_name``
 =====================  ==========================================  =============================
 
 Rules worth knowing:
 
 * Arguments are always a dict here, so the wire form never carries invalid JSON.
 * An error result is ``is_error=True``. Anthropic has a flag for it (``is_error``) and Gemini
-  a key (``response: {"error": ...}``); the OpenAI forms have neither, so there the content
-  itself says it: ``tool_error`` makes every error content start with ``"Error"`` (adding
-  ``"Error: "`` when the message does not), the OpenAI writers add the same prefix to an
-  error content that lacks it, and the OpenAI readers take a content starting with
+  a key (``response: {"error": ...}``); the OpenAI forms and Ollama have neither, so there
+  the content itself says it: ``tool_error`` makes every error content start with
+  ``"Error"`` (adding ``"Error: "`` when the message does not), those writers add the same
+  prefix to an error content that lacks it, and their readers take a content starting with
   ``"Error:"`` or ``"Error ["`` as an error.
 * Gemini calls may have no id: reading, a call without one gets
   ``f"{GENERATED_ID_PREFIX}{n}"`` (``n`` counts the calls of the conversation) and each
@@ -33,6 +35,10 @@ Rules worth knowing:
   before it; writing, such generated ids are left out again. ``thoughtSignature`` values are
   carried on ``FunctionCall.signature``, ``Reasoning.signature`` and
   ``AssistantMessage.signature`` (the text part's) and written back where they came from.
+* Ollama calls may have no id either (generated the same way when read, left out when
+  written), and its results carry only ``tool_name``: each ``tool`` message is paired with
+  the first unanswered call of that name in the turn before it, else the next by position.
+  Its reasoning is one ``thinking`` string, with no signature.
 * Anthropic needs its ``thinking`` blocks signed: reasoning without a signature is not
   written (it would be rejected); so does Bedrock (``reasoningContent``), whose
   ``redactedContent`` is written as base64 text, or as ``bytes`` for boto3 with
@@ -47,9 +53,9 @@ Rules worth knowing:
 
 Layout: ``_neutral`` holds the shape and the rules several forms share (arguments, content
 text, the OpenAI error prefix, grouped results); each wire form has its own module
-(``openai_chat``, ``openai_responses``, ``anthropic``, ``gemini``, ``bedrock``) with its roles, part
-types and id rules. Import from ``toolstitch.messages`` itself: the module names are not
-part of the API.
+(``openai_chat``, ``openai_responses``, ``anthropic``, ``gemini``, ``bedrock``, ``ollama``)
+with its roles, part types and id rules. Import from ``toolstitch.messages`` itself: the
+module names are not part of the API.
 """
 
 from __future__ import annotations
@@ -71,6 +77,7 @@ from ._neutral import (
 from .anthropic import from_anthropic, to_anthropic
 from .bedrock import from_bedrock, to_bedrock
 from .gemini import from_gemini, to_gemini
+from .ollama import from_ollama, to_ollama
 from .openai_chat import from_openai_chat, to_openai_chat
 from .openai_responses import from_openai_responses, to_openai_responses
 
@@ -88,11 +95,13 @@ __all__ = [
     "from_anthropic",
     "from_bedrock",
     "from_gemini",
+    "from_ollama",
     "from_openai_chat",
     "from_openai_responses",
     "to_anthropic",
     "to_bedrock",
     "to_gemini",
+    "to_ollama",
     "to_openai_chat",
     "to_openai_responses",
     "tool_error",

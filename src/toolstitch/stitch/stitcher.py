@@ -5,9 +5,10 @@ Theory of operation
 ``Stitcher`` is the sans-I/O engine. Feed it what you have, in order - the response body's
 bytes in any chunking, or the stream's events as dicts or as the official SDK's objects -
 and it returns the events each piece caused; ``close()`` ends the stream. Underneath, bytes
-go through a stream decoder (``SSEDecoder``, or ``JSONArrayDecoder`` when the body starts
-with ``[``: Gemini without ``alt=sse``, or ``EventStreamDecoder`` when it starts with an AWS
-event-stream prelude: Bedrock), each decoded event goes to the provider's adapter
+go through a stream decoder (``SSEDecoder``; ``JSONArrayDecoder`` when the body starts
+with ``[``: Gemini without ``alt=sse``; ``NDJSONDecoder`` when it starts with ``{``: Ollama's
+newline-delimited JSON; ``EventStreamDecoder`` when it starts with an AWS event-stream
+prelude: Bedrock), each decoded event goes to the provider's adapter
 (detected from the first events that only one provider sends, unless named), which returns
 items: deltas, instructions (``EndCall``, ``Finish``, and ``ServerDelta``/``ServerEnd`` for
 calls the provider runs itself) and stream-level events. The ``Stitcher`` drives: it applies
@@ -43,6 +44,7 @@ from toolstitch.decode.eventstream import (
     is_prelude,
 )
 from toolstitch.decode.jsonarray import JSONArrayDecoder
+from toolstitch.decode.ndjson import NDJSONDecoder, NDJSONItem
 from toolstitch.decode.sse import SSEDecoder
 from toolstitch.json.lexicon import WHITESPACE_BYTES
 from toolstitch.messages import AssistantMessage, FunctionCall, Reasoning, TextPart
@@ -239,7 +241,8 @@ class Stitcher:
         if provider != "auto":
             self.adapter = self._adapter(provider)
         self._drive = Driver(self.assembler).drive
-        #: Provider events read so far (SSE messages, JSON array elements or fed objects).
+        #: Provider events read so far (SSE messages, JSON array elements, NDJSON lines or fed
+        #: objects).
         self.events_read = 0
         #: Bytes fed so far (0 when fed events).
         self.bytes_read = 0
@@ -248,6 +251,7 @@ class Stitcher:
         self._sse: SSEDecoder | None = None
         self._array: JSONArrayDecoder | None = None
         self._frames: EventStreamDecoder | None = None
+        self._ndjson: NDJSONDecoder | None = None
         self._dead = False  # a decoder failed: later bytes are ignored
         self._queue: list[tuple[Mapping[str, Any], str | None]] = []
         self._closed = False
@@ -401,7 +405,7 @@ class Stitcher:
         out: list[Event] = []
         if self._dead or not chunk:
             return out
-        if self._sse is None and self._array is None and self._frames is None:
+        if not self._framed:
             self._head += chunk
             head = self._head
             if len(head) < len(_BOM) and _BOM.startswith(head):
@@ -415,14 +419,19 @@ class Stitcher:
         self._decode(chunk, out)
         return out
 
+    @property
+    def _framed(self) -> bool:
+        """Whether the body's framing is known (a decoder was chosen)."""
+        return (
+            self._sse is not None
+            or self._array is not None
+            or self._ndjson is not None
+            or self._frames is not None
+        )
+
     def _flush(self, out: list[Event]) -> None:
         """The body ended: pick the framing of what was kept back, close the decoder."""
-        if (
-            self._sse is None
-            and self._array is None
-            and self._frames is None
-            and self._head.strip(WHITESPACE_BYTES)
-        ):
+        if not self._framed and self._head.strip(WHITESPACE_BYTES):
             self._frame(b"", out)
         try:
             if self._sse is not None:
@@ -434,6 +443,9 @@ class Stitcher:
             elif self._frames is not None:
                 for frame in self._frames.close():
                     self._aws_frame(frame, out)
+            elif self._ndjson is not None:
+                for line in self._ndjson.close():
+                    self._line(line, out)
         except StreamDecodeError as exc:
             self._decode_failed(exc, out)
 
@@ -445,6 +457,9 @@ class Stitcher:
             self._frames = EventStreamDecoder()
         elif body.lstrip(WHITESPACE_BYTES).startswith(b"["):
             self._array = JSONArrayDecoder()
+            head = body
+        elif body.lstrip(WHITESPACE_BYTES).startswith(b"{"):
+            self._ndjson = NDJSONDecoder()  # one JSON object per line (Ollama)
             head = body
         else:
             self._sse = SSEDecoder()
@@ -461,6 +476,9 @@ class Stitcher:
             elif self._frames is not None:
                 for frame in self._frames.feed(chunk):
                     self._aws_frame(frame, out)
+            elif self._ndjson is not None:
+                for line in self._ndjson.feed(chunk):
+                    self._line(line, out)
         except StreamDecodeError as exc:
             self._decode_failed(exc, out)
 
@@ -519,8 +537,15 @@ class Stitcher:
             return
         out.extend(self._payload({name: payload}, event))
 
-    def _bad_event(self, message: str, out: list[Event]) -> None:
-        error = StreamDecodeError(message)
+    def _line(self, line: NDJSONItem, out: list[Event]) -> None:
+        self.events_read += 1
+        if isinstance(line, StreamDecodeError):  # a line that is not a JSON object
+            self._bad_event(line, out)
+            return
+        out.extend(self._payload(line, None))
+
+    def _bad_event(self, message: str | StreamDecodeError, out: list[Event]) -> None:
+        error = message if isinstance(message, StreamDecodeError) else StreamDecodeError(message)
         if self.adapter is None and not self._errors:
             raise error
         out.append(StreamFailed(error=error))
@@ -786,7 +811,8 @@ def stitch(
     ``source`` is the response body (``bytes``), an iterable of byte chunks (e.g.
     ``httpx.Response.iter_bytes()``, a file opened in binary mode), an iterable of stream
     events as dicts or SDK objects (e.g. an ``openai`` ``Stream``, an ``anthropic``
-    ``MessageStream``, ``google-genai``'s ``generate_content_stream``), or an object with
+    ``MessageStream``, ``google-genai``'s ``generate_content_stream``, ``cohere``'s
+    ``v2.chat_stream``, ``ollama``'s ``chat(stream=True)``), or an object with
     ``iter_bytes()``, or a boto3 ``converse_stream()["stream"]``. ``provider`` is ``"auto"``
     or one of ``toolstitch.adapters.PROVIDERS``. The keywords are ``Stitcher``'s:
     ``limits``, ``choice``, ``empty_arguments``, and the declared-tool options ``tools``,
