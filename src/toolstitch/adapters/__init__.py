@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._base import Adapter, as_mapping
-from .anthropic import AnthropicAdapter
+from .anthropic import MESSAGE_EVENTS, AnthropicAdapter
 from .gemini import GeminiAdapter
 from .openai_chat import OpenAIChatAdapter
 from .openai_responses import OpenAIResponsesAdapter
@@ -38,17 +38,7 @@ ADAPTERS: Final[dict[str, type[Adapter]]] = {
 #: The provider ids, in the order the CLI lists them.
 PROVIDERS: Final[tuple[str, ...]] = tuple(ADAPTERS)
 
-_ANTHROPIC_TYPES = frozenset(
-    {
-        "message_start",
-        "message_delta",
-        "message_stop",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "ping",
-    }
-)
+_ANTHROPIC_TYPES = MESSAGE_EVENTS
 
 
 def detect(payload: Mapping[str, Any], event: str | None = None) -> str | None:

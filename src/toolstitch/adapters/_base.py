@@ -29,9 +29,18 @@ from toolstitch.core.instructions import Item
 from toolstitch.core.record import CallRecords
 from toolstitch.vocab.call_events import CallWarning
 from toolstitch.vocab.errors import ProviderError, ProviderQuirk
-from toolstitch.vocab.stream_events import StreamFailed
+from toolstitch.vocab.limits import Limits
+from toolstitch.vocab.stream_events import StreamFailed, StreamWarning
+from toolstitch.vocab.text import ChunkedText
 
-__all__ = ["Adapter", "as_mapping", "provider_error", "quirk_warning"]
+__all__ = [
+    "Adapter",
+    "BoundedText",
+    "as_mapping",
+    "provider_error",
+    "quirk_warning",
+    "stream_quirk",
+]
 
 
 def as_mapping(obj: object) -> Mapping[str, Any] | None:
@@ -94,6 +103,44 @@ def quirk_warning(
     )
 
 
+def stream_quirk(code: str, message: str) -> StreamWarning:
+    """A ``StreamWarning`` carrying a ``ProviderQuirk`` (a quirk that concerns no call)."""
+    return StreamWarning(error=ProviderQuirk(code, message))
+
+
+class BoundedText:
+    """Text an adapter collects for a stream event it reports later (a reasoning block's
+    text or signature), kept up to ``bound`` characters (``Limits.max_reasoning_chars``).
+
+    ``add`` keeps what fits and returns ``False`` the first time something did not (the
+    caller warns once); ``cut`` says whether anything was left out."""
+
+    __slots__ = ("_text", "bound", "cut")
+
+    def __init__(self, bound: int, start: str = "") -> None:
+        self._text = ChunkedText()
+        self.bound = bound
+        self.cut = False
+        if start:
+            self.add(start)
+
+    def add(self, fragment: str) -> bool:
+        room = self.bound - self._text.length
+        if len(fragment) <= room:
+            self._text.append(fragment)
+            return True
+        if room > 0:
+            self._text.append(fragment[:room])
+        first, self.cut = not self.cut, True
+        return not first
+
+    def __len__(self) -> int:
+        return self._text.length
+
+    def text(self) -> str:
+        return self._text.text()
+
+
 def provider_error(error: object) -> StreamFailed:
     """A ``StreamFailed`` for an error object sent inside the stream.
 
@@ -127,6 +174,8 @@ def provider_error(error: object) -> StreamFailed:
 
 class _NoRecords:
     """The records of a core that has seen nothing (an adapter used on its own)."""
+
+    limits = Limits()
 
     def record(self, index: int) -> None:
         return None

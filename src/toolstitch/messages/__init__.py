@@ -37,6 +37,9 @@ Rules worth knowing:
   when asked (``include_reasoning=True``; DeepSeek-style servers want it back, others refuse
   unknown keys).
 * The neutral order inside one assistant turn is reasoning, text, calls.
+* Responses custom tool calls (free-text input) are not ``FunctionCall``s: a streamed
+  ``CustomToolCall`` goes back as ``custom_call_item(call)`` and its answer as
+  ``custom_call_output(call_id, output)``, appended to the ``input`` items.
 
 Layout: ``_neutral`` holds the shape and the rules several forms share (arguments, content
 text, the OpenAI error prefix, grouped results); each wire form has its own module
@@ -62,7 +65,12 @@ from ._neutral import (
 from .anthropic import from_anthropic, to_anthropic
 from .gemini import from_gemini, to_gemini
 from .openai_chat import from_openai_chat, to_openai_chat
-from .openai_responses import from_openai_responses, to_openai_responses
+from .openai_responses import (
+    custom_call_item,
+    custom_call_output,
+    from_openai_responses,
+    to_openai_responses,
+)
 
 __all__ = [
     "ERROR_PREFIX",
@@ -73,6 +81,8 @@ __all__ = [
     "SystemMessage",
     "ToolResult",
     "UserMessage",
+    "custom_call_item",
+    "custom_call_output",
     "from_anthropic",
     "from_gemini",
     "from_openai_chat",

@@ -52,6 +52,7 @@ from toolstitch.vocab.call_events import (
 from toolstitch.vocab.errors import StreamDecodeError, StreamError
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
+    CustomToolCall,
     FinishReason,
     ReasoningDelta,
     ServerToolCall,
@@ -81,7 +82,9 @@ class StitchResult:
     event sent by the provider, or bytes that are not the format); ``text`` and ``reasoning``
     the concatenated text deltas; ``finish_reason`` the first finish reason the provider gave;
     ``usage`` the provider's usage objects merged in arrival order; ``events`` and ``bytes``
-    how many provider events and bytes were read; ``finished`` whether the stream was closed.
+    how many provider events and bytes were read; ``finished`` whether the stream was closed;
+    ``custom_calls`` the Responses custom tool calls (free-text input, never JSON arguments:
+    not among ``calls``), in stream order.
     """
 
     provider: str | None
@@ -97,6 +100,7 @@ class StitchResult:
     events: int = 0
     bytes: int = 0
     finished: bool = False
+    custom_calls: tuple[CustomToolCall, ...] = ()
 
 
 def _check_provider(provider: str) -> str:
@@ -189,6 +193,7 @@ class Stitcher:
         self._reasoning: list[str] = []
         self._finish: str | None = None
         self._usage: dict[str, Any] | None = None
+        self._custom: list[CustomToolCall] = []
 
     # -- public -----------------------------------------------------------------------------
 
@@ -221,6 +226,7 @@ class Stitcher:
             events=self.events_read,
             bytes=self.bytes_read,
             finished=self._closed,
+            custom_calls=tuple(self._custom),
         )
 
     def feed(self, data: object) -> list[Event]:
@@ -423,6 +429,8 @@ class Stitcher:
                 self._usage.update(event.usage)
             elif isinstance(event, ServerToolCall):
                 self._server.append(event)
+            elif isinstance(event, CustomToolCall):
+                self._custom.append(event)
             elif isinstance(event, StreamFailed):
                 self._errors += 1
                 if self._stream_error is None:
