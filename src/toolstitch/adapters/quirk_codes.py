@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Final
 
-from . import anthropic, gemini, openai_chat, openai_responses
+from . import _parallel, anthropic, gemini, openai_chat, openai_responses
 
 __all__ = ["QUIRK_CODES"]
 
 QUIRK_CODES: Final[dict[str, str]] = {
     **openai_chat.CODES,
     **openai_responses.CODES,
+    **_parallel.CODES,
     **anthropic.CODES,
     **gemini.CODES,
 }

@@ -39,6 +39,7 @@ from toolstitch.decode.jsonarray import JSONArrayDecoder
 from toolstitch.decode.sse import SSEDecoder
 from toolstitch.json.lexicon import WHITESPACE_BYTES
 from toolstitch.stitch.driver import Driver
+from toolstitch.stitch.parallel import ParallelWrappers, declared_names, needed
 from toolstitch.vocab.call_events import (
     ArgumentsDelta,
     CallDiscarded,
@@ -164,10 +165,19 @@ class Stitcher:
         )
         self.choice = choice
         _check_provider(provider)
+        # With declared tools, an undeclared multi_tool_use.parallel wrapper is expanded
+        # into its calls between the adapter and the core (stitch/parallel.py).
+        declared = declared_names(tools)
+        self._wrappers = (
+            ParallelWrappers(self.assembler, declared)
+            if declared is not None and needed(declared)
+            else None
+        )
         self.adapter: Adapter | None = None
         if provider != "auto":
             self.adapter = self._adapter(provider)
-        self._drive = Driver(self.assembler).drive
+        wrappers = self._wrappers
+        self._drive = Driver(self.assembler).drive if wrappers is None else wrappers.drive
         #: Provider events read so far (SSE messages, JSON array elements or fed objects).
         self.events_read = 0
         #: Bytes fed so far (0 when fed events).
@@ -401,7 +411,8 @@ class Stitcher:
         return out
 
     def _adapter(self, provider: str) -> Adapter:
-        return ADAPTERS[provider](choice=self.choice, records=self.assembler)
+        records = self.assembler if self._wrappers is None else self._wrappers.records
+        return ADAPTERS[provider](choice=self.choice, records=records)
 
     def _observe(self, events: list[Event]) -> list[Event]:
         for event in events:
