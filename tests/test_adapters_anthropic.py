@@ -329,3 +329,13 @@ def test_message_stream_thinking_and_signature_helpers_are_skipped() -> None:
     assert {"thinking", "signature"} <= {getattr(e, "type", None) for e in events}
     assert summary(stitch(events).result) == summary(stitch(body).result)
     assert stitch(events).result.warnings == ()
+
+
+def test_a_block_repeated_in_a_later_message_start_is_not_a_second_call() -> None:
+    adapter = Driven(AnthropicAdapter)
+    events = adapter.feed(start(0)) + adapter.feed(part(0, "{}")) + adapter.feed(stop(0))
+    repeat: dict[str, object] = {"type": "tool_use", "id": "toolu_0", "name": "f", "input": {}}
+    events += adapter.feed(message_start([repeat]))
+    assert [e.call.id for e in events if isinstance(e, CallReady)] == ["toolu_0"]
+    (warning,) = [e for e in events if isinstance(e, StreamWarning)]
+    assert warning.error.code == "quirk-call-in-message-start"

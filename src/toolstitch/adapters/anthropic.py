@@ -151,6 +151,7 @@ class AnthropicAdapter(Adapter):
         self._cores: set[int] = set()  # call indices given out
         self._messages = 0  # message_start events seen
         self._unknown: set[str] = set()  # unknown event / delta types already reported
+        self._ids: set[str] = set()  # ids of the tool blocks seen (at most max_calls)
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
         kind = payload.get("type") or event
@@ -213,6 +214,18 @@ class AnthropicAdapter(Adapter):
         kind = block.get("type")
         if kind in CLIENT_BLOCKS or kind in SERVER_BLOCKS:
             assert isinstance(kind, str)
+            block_id = _str(block.get("id"))
+            if block_id is not None and block_id in self._ids:
+                # Already streamed in this response: running it twice would be worse than
+                # saying so.
+                out.append(
+                    stream_quirk(
+                        "quirk-call-in-message-start",
+                        f"message_start repeats the block {block_id!r}, already seen in this "
+                        "stream; the repeat was ignored",
+                    )
+                )
+                return
             self._tool_block(position, kind, block, out)
             state = self._blocks[position]
             if kind in CLIENT_BLOCKS:
@@ -309,6 +322,8 @@ class AnthropicAdapter(Adapter):
     def _tool_block(self, index: int, kind: str, block: Mapping[str, Any], out: list[Item]) -> None:
         """A ``tool_use`` (or server tool) block starts: a call, keyed by the block index."""
         block_id, name = _str(block.get("id")), _str(block.get("name"))
+        if block_id is not None and len(self._ids) < self.records.limits.max_calls:
+            self._ids.add(block_id)
         state = _Block(kind, block_id, name, block.get("input"))
         self._blocks[index] = state
         warnings: list[Item] = []

@@ -231,8 +231,9 @@ class ParallelWrappers:
     def _hand_on(
         self, index: int, call_id: str | None, name: str | None, text: str
     ) -> Iterator[Item]:
-        """Not the wrapper's shape, or never complete: the core gets the call as it came."""
-        core = self._fresh()
+        """Not the wrapper's shape, or never complete: the core gets the call as it came (at
+        the wrapper's index when it is still free)."""
+        core = self._claim(index)
         yield Delta(index=core, id=call_id, name=name or None, arguments=text or None)
         yield EndCall(core)
 
