@@ -339,3 +339,41 @@ def test_a_block_repeated_in_a_later_message_start_is_not_a_second_call() -> Non
     assert [e.call.id for e in events if isinstance(e, CallReady)] == ["toolu_0"]
     (warning,) = [e for e in events if isinstance(e, StreamWarning)]
     assert warning.error.code == "quirk-call-in-message-start"
+
+
+def _chunkings(body: bytes) -> list[object]:
+    return [body, body.splitlines(keepends=True), [body[i : i + 1] for i in range(len(body))]]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (
+            "anthropic/thinking-text-then-parallel-tools",
+            [ReasoningBlock(text="Two tools.", signature="EqQB", kind="thinking")],
+        ),
+        (
+            "anthropic/redacted-thinking-then-tool",
+            [
+                ReasoningBlock(
+                    signature="EmwKAhgBEgy3va3pzix/LafPsn4a",
+                    redacted=True,
+                    kind="redacted_thinking",
+                )
+            ],
+        ),
+    ],
+)
+def test_reasoning_blocks_of_fixtures_in_any_chunking(
+    name: str, expected: list[ReasoningBlock]
+) -> None:
+    body, _ = load(name)
+    for feed in _chunkings(body):
+        assert [e for e in stitch(feed) if isinstance(e, ReasoningBlock)] == expected
+
+
+def test_programmatic_caller_survives_any_chunking() -> None:
+    body, _ = load("anthropic/programmatic-call-in-message-start")
+    for feed in _chunkings(body):
+        (call,) = stitch(feed).result.calls
+        assert call.caller == {"type": "code_execution_20250825", "tool_id": "srvtoolu_01P"}

@@ -638,7 +638,7 @@ def stitch(
     Iterating yields every event as it becomes true: the core's call events (``CallStarted``,
     ``ArgumentsDelta``, ``ArgumentsValue``, ``CallReady``, ``CallDiscarded``, ``CallWarning``)
     and the stream events (``TextDelta``, ``ReasoningDelta``, ``FinishReason``, ``Usage``,
-    ``ServerToolCall``, ``StreamFailed``, ``StreamWarning``). ``.result`` is the
+    ``ServerToolCall``, ``CustomToolCall``, ``StreamFailed``, ``StreamWarning``). ``.result`` is the
     ``StitchResult`` (reading it first consumes the stream)::
 
         run = stitch(body)
