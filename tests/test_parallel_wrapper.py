@@ -9,7 +9,7 @@ import pytest
 
 from fixtures.expected import load, payloads
 from toolstitch.adapters._parallel import expand, is_wrapper
-from toolstitch.stitch.stitcher import StitchResult, stitch
+from toolstitch.stitch.stitcher import Stitcher, StitchResult, stitch
 from toolstitch.vocab.call_events import CallReady, CallStarted, CallWarning
 
 pytest.importorskip("jsonschema")  # tools= checks arguments with it
@@ -136,3 +136,34 @@ def test_the_rule() -> None:
     assert expand({"tool_uses": []}) is None
     assert expand({"tool_uses": [{"recipient_name": 3}]}) is None
     assert expand({"tool_uses": [{"recipient_name": "f"}], "extra": 1}) is None
+
+
+def test_a_whole_wrapper_in_one_chunk_is_expanded_at_once() -> None:
+    wrapper = (
+        '{"tool_uses": [{"recipient_name": "functions.get_time", "parameters": {}},'
+        ' {"recipient_name": "functions.get_time", "parameters": {"tz": "UTC"}}]}'
+    )
+    chunk = {
+        "object": "chat.completion.chunk",
+        "choices": [
+            {
+                "index": 0,
+                "delta": {
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": "call_x",
+                            "type": "function",
+                            "function": {"name": "multi_tool_use.parallel", "arguments": wrapper},
+                        }
+                    ]
+                },
+            }
+        ],
+    }
+    stitcher = Stitcher(tools=TOOLS)
+    first = [e for e in stitcher.feed(chunk) if isinstance(e, CallReady)]  # before the end
+    assert [(c.call.id, c.call.arguments) for c in first] == [
+        ("call_x_0", "{}"),
+        ("call_x_1", '{"tz": "UTC"}'),
+    ]
