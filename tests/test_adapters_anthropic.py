@@ -377,3 +377,17 @@ def test_programmatic_caller_survives_any_chunking() -> None:
     for feed in _chunkings(body):
         (call,) = stitch(feed).result.calls
         assert call.caller == {"type": "code_execution_20250825", "tool_id": "srvtoolu_01P"}
+
+
+def test_reasoning_given_whole_at_block_start_is_bounded_too() -> None:
+    assembler = Assembler(limits=Limits(max_reasoning_chars=2))
+    adapter = AnthropicAdapter(records=assembler)
+    out: list[Event] = []
+    redacted: dict[str, object] = {"type": "redacted_thinking", "data": "abcdef"}
+    Driver(assembler).drive(adapter.feed(message_start([redacted])), out)
+    assert [e.error.code for e in out if isinstance(e, StreamWarning)] == [
+        "quirk-reasoning-over-limit"
+    ]
+    assert blocks_of(out) == [
+        ReasoningBlock(signature="ab", redacted=True, kind="redacted_thinking")
+    ]

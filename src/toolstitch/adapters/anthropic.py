@@ -245,7 +245,7 @@ class AnthropicAdapter(Adapter):
                 out.append(TextDelta(text=text))
         elif kind in REASONING_BLOCKS:
             assert isinstance(kind, str)
-            thinking = self._open_thinking(kind, block)
+            thinking = self._open_thinking(kind, block, out)
             text = thinking.text.text()
             if text:
                 out.append(ReasoningDelta(text=text))
@@ -276,24 +276,27 @@ class AnthropicAdapter(Adapter):
             if isinstance(text, str) and text:
                 out.append(TextDelta(text=text))
         elif kind in REASONING_BLOCKS:
-            thinking = self._open_thinking(kind, block)
+            thinking = self._open_thinking(kind, block, out)
             self._thinking[index] = thinking
             text = thinking.text.text()
             if text:
                 out.append(ReasoningDelta(text=text))
 
-    def _open_thinking(self, kind: str, block: Mapping[str, Any]) -> _Thinking:
+    def _open_thinking(self, kind: str, block: Mapping[str, Any], out: list[Item]) -> _Thinking:
         text: object = ""
         if kind == "redacted_thinking":
             signature = block.get("data")
         else:
             text, signature = block.get("thinking"), block.get("signature")
-        return _Thinking(
+        thinking = _Thinking(
             kind,
             self.records.limits.max_reasoning_chars,
             text if isinstance(text, str) else "",
             signature if isinstance(signature, str) else "",
         )
+        if thinking.text.cut or thinking.signature.cut:
+            self._over_limit("text" if thinking.text.cut else "signature", out)
+        return thinking
 
     def _core_index(self, index: int, state: _Block, out: list[Item]) -> None:
         """The call index of a tool block: its block index unless negative or taken by a
