@@ -283,7 +283,7 @@ def test_unknown_keys_warn_once_each() -> None:
         {"contentBlockStart": {"contentBlockIndex": 0, "start": {"image": {}}}},
         _delta(0, toolResult=[]),  # outside a toolResult block
     )
-    assert codes(events) == ["quirk-unknown-event-key"] * 4
+    assert codes(events) == ["quirk-unknown-event"] * 4
 
 
 def test_block_indices_that_cannot_be_call_indices() -> None:
@@ -316,7 +316,7 @@ def test_reasoning_text_is_bounded() -> None:
         _delta(0, reasoningContent={"text": "12345"}),
         _delta(0, reasoningContent={"text": "67890X"}),
         _stop(0),
-        limits=Limits(max_argument_chars=10),
+        limits=Limits(max_reasoning_chars=10),
     )
     assert codes(events) == ["quirk-reasoning-over-limit"]
     assert [e.text for e in events if isinstance(e, ReasoningBlock)] == ["12345"]

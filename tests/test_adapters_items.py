@@ -15,6 +15,7 @@ from toolstitch.adapters import (
 from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import Arguments, EndCall, Finish, Item, ServerDelta, ServerEnd
 from toolstitch.vocab.call_events import CallState
+from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import FinishReason, TextDelta
 
 
@@ -53,6 +54,8 @@ class _Record:
 
 
 class _Records:
+    limits = Limits()
+
     def __init__(self) -> None:
         self.records: dict[int, _Record] = {}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,9 +10,18 @@ import pytest
 from driven import Driven
 from fixtures.expected import fixture_names, load, normalize, payloads
 from toolstitch.adapters import OpenAIResponsesAdapter, detect
-from toolstitch.stitch.stitcher import stitch
+from toolstitch.adapters.openai_responses import IGNORED
+from toolstitch.stitch.stitcher import StitchResult, stitch
 from toolstitch.vocab.call_events import CallReady, CallWarning
-from toolstitch.vocab.stream_events import FinishReason, ReasoningDelta, StreamFailed, TextDelta
+from toolstitch.vocab.stream_events import (
+    CustomToolCall,
+    FinishReason,
+    ReasoningBlock,
+    ReasoningDelta,
+    StreamFailed,
+    StreamWarning,
+    TextDelta,
+)
 
 
 def item(call_id: str = "call_1", arguments: str = "", index: int = 0) -> dict[str, Any]:
@@ -144,3 +154,147 @@ def test_sdk_event_objects(name: str) -> None:
         for p in payloads(body)
     ]
     assert normalize(stitch(objects).result) == expected
+
+
+# -- reasoning items ---------------------------------------------------------------------------
+
+
+def test_finished_reasoning_item_is_a_reasoning_block_as_sent() -> None:
+    adapter = Driven(OpenAIResponsesAdapter)
+    reasoning = {
+        "id": "rs_7",
+        "type": "reasoning",
+        "summary": [
+            {"type": "summary_text", "text": "**One** "},
+            {"type": "summary_text", "text": "two\u00e9"},
+        ],
+        "content": [
+            {"type": "reasoning_text", "text": "a"},
+            {"type": "reasoning_text", "text": "b"},
+        ],
+        "encrypted_content": "gAAA+/==",
+    }
+    events = adapter.feed(
+        {"type": "response.output_item.done", "output_index": 0, "item": reasoning}
+    )
+    # The same item again in response.completed is not a second block.
+    events += adapter.feed(
+        {"type": "response.completed", "response": {"status": "completed", "output": [reasoning]}}
+    )
+    assert [e for e in events if isinstance(e, ReasoningBlock)] == [
+        ReasoningBlock(
+            id="rs_7",
+            summary=("**One** ", "two\u00e9"),
+            text="ab",
+            signature="gAAA+/==",
+            kind="reasoning",
+        )
+    ]
+
+
+def test_reasoning_item_without_encrypted_content_has_no_signature() -> None:
+    adapter = Driven(OpenAIResponsesAdapter)
+    (block,) = adapter.feed(
+        {
+            "type": "response.output_item.done",
+            "output_index": 0,
+            "item": {"id": "rs_8", "type": "reasoning", "summary": [], "content": []},
+        }
+    )
+    assert block == ReasoningBlock(id="rs_8", kind="reasoning")
+
+
+# -- custom tool calls -------------------------------------------------------------------------
+
+CUSTOM_FIXTURE = "openai-responses/reasoning-then-custom-tool-call"
+PATCH = "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n*** End Patch"
+
+
+def _custom_calls(feed: object) -> tuple[tuple[CustomToolCall, ...], StitchResult]:
+    result = stitch(feed).result
+    return result.custom_calls, result
+
+
+def test_custom_tool_call_is_reported_once_in_any_chunking() -> None:
+    body, _ = load(CUSTOM_FIXTURE)
+    expected = (
+        CustomToolCall(index=1, id="ctc_1", call_id="call_C1", name="apply_patch", input=PATCH),
+    )
+    for feed in (
+        body,
+        body.splitlines(keepends=True),
+        [body[i : i + 1] for i in range(len(body))],
+        payloads(body),
+    ):
+        custom, result = _custom_calls(feed)
+        assert custom == expected
+        assert result.calls == ()  # never passed off as JSON
+        assert result.discarded == ()
+        assert result.warnings == ()  # every event of the fixture is known
+
+
+def test_custom_tool_call_from_deltas_when_no_final_text_comes() -> None:
+    adapter = Driven(OpenAIResponsesAdapter)
+    adapter.feed(
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {"id": "ctc_2", "type": "custom_tool_call", "call_id": "c", "name": "sh"},
+        }
+    )
+    for piece in ("ls ", "-la"):
+        adapter.feed(
+            {"type": "response.custom_tool_call_input.delta", "output_index": 0, "delta": piece}
+        )
+    (event,) = adapter.feed(
+        {"type": "response.custom_tool_call_input.done", "output_index": 0, "item_id": "ctc_2"}
+    )
+    assert event == CustomToolCall(index=0, id="ctc_2", call_id="c", name="sh", input="ls -la")
+    assert adapter.close() == []
+
+
+def test_custom_tool_call_only_in_completed_is_reported() -> None:
+    adapter = Driven(OpenAIResponsesAdapter)
+    item_ = {"id": "ctc_3", "type": "custom_tool_call", "call_id": "c3", "name": "sh", "input": "x"}
+    events = adapter.feed(
+        {"type": "response.completed", "response": {"status": "completed", "output": [item_]}}
+    )
+    assert [e for e in events if isinstance(e, CustomToolCall)] == [
+        CustomToolCall(index=0, id="ctc_3", call_id="c3", name="sh", input="x")
+    ]
+
+
+def test_unfinished_custom_tool_call_leaves_a_warning() -> None:
+    adapter = Driven(OpenAIResponsesAdapter)
+    adapter.feed(
+        {
+            "type": "response.custom_tool_call_input.delta",
+            "output_index": 2,
+            "item_id": "ctc_4",
+            "delta": "partial",
+        }
+    )
+    (warning,) = adapter.close()
+    assert isinstance(warning, StreamWarning)
+    assert warning.error.code == "quirk-custom-call-unfinished"
+    assert "7 characters" in warning.error.message
+
+
+# -- events outside the protocol ---------------------------------------------------------------
+
+
+def test_unknown_response_event_leaves_a_stream_warning_once() -> None:
+    adapter = Driven(OpenAIResponsesAdapter)
+    events = adapter.feed({"type": "response.hologram.delta", "delta": "x"})
+    events += adapter.feed({"type": "response.hologram.delta", "delta": "y"})
+    events += adapter.feed({"type": "response.web_search_call.searching", "output_index": 0})
+    assert [(type(e), e.error.code) for e in events if isinstance(e, StreamWarning)] == [
+        (StreamWarning, "quirk-unknown-event")
+    ]
+    assert "response.hologram.delta" in events[0].error.message  # type: ignore[attr-defined]
+
+
+def test_ignored_event_types_are_documented() -> None:
+    page = (Path(__file__).parents[1] / "docs" / "providers" / "openai-responses.md").read_text()
+    missing = [kind for kind in sorted(IGNORED) if f"`{kind}`" not in page]
+    assert missing == []

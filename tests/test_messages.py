@@ -14,7 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolstitch.messages as messages_package
-from toolstitch import GENERATED_ID_PREFIX, CallDiscarded, MalformedArguments, ToolCall
+from toolstitch import (
+    GENERATED_ID_PREFIX,
+    CallDiscarded,
+    CustomToolCall,
+    MalformedArguments,
+    ToolCall,
+)
 from toolstitch.messages import (
     AssistantMessage,
     FunctionCall,
@@ -23,6 +29,8 @@ from toolstitch.messages import (
     SystemMessage,
     ToolResult,
     UserMessage,
+    custom_call_item,
+    custom_call_output,
     from_anthropic,
     from_gemini,
     from_ollama,
@@ -405,6 +413,8 @@ PUBLIC = {
     "ToolResult": "(*, call_id: 'str', name: 'str', content: 'str', is_error: 'bool' = False) "
     "-> None",
     "UserMessage": "(text: 'str') -> None",
+    "custom_call_item": "(call: 'CustomToolCall') -> 'dict[str, Any]'",
+    "custom_call_output": "(call_id: 'str', output: 'str') -> 'dict[str, Any]'",
     "from_anthropic": "(messages: 'Iterable[Mapping[str, Any]]', "
     "system: 'str | Sequence[Mapping[str, Any]] | None' = None) -> 'list[Message]'",
     "from_bedrock": "(system: 'Sequence[Mapping[str, Any]] | str | None', "
@@ -445,3 +455,19 @@ def test_the_package_exports_exactly_its_all_with_the_same_signatures() -> None:
             assert str(inspect.signature(getattr(messages_package, name))) == signature, name
     assert messages_package.ERROR_PREFIX == "Error: "
     assert typing.get_args(Message) == (SystemMessage, UserMessage, AssistantMessage, ToolResult)
+
+
+def test_custom_tool_call_goes_back_as_its_item_and_output() -> None:
+    call = CustomToolCall(index=1, id="ctc_1", call_id="call_C", name="apply_patch", input="*** x")
+    assert custom_call_item(call) == {
+        "type": "custom_tool_call",
+        "call_id": "call_C",
+        "name": "apply_patch",
+        "input": "*** x",
+        "id": "ctc_1",
+    }
+    assert custom_call_output("call_C", "done") == {
+        "type": "custom_tool_call_output",
+        "call_id": "call_C",
+        "output": "done",
+    }

@@ -30,10 +30,6 @@ if not (CORPUS / "manifest.json").is_file():
         allow_module_level=True,
     )
 
-NEEDS_ANTHRO = pytest.mark.xfail(
-    strict=True, reason="needs the anthropic/responses adapters' ReasoningBlock (branch wt-anthro)"
-)
-
 CHUNKINGS: dict[str, Callable[[bytes], list[bytes]]] = {
     "whole": lambda body: [body],
     "lines": lambda body: body.splitlines(keepends=True),
@@ -117,7 +113,6 @@ def _anthropic_blocks(name: str) -> list[dict[str, Any]]:
     return [blocks[index] for index in sorted(blocks)]
 
 
-@NEEDS_ANTHRO
 @pytest.mark.parametrize("chunking", sorted(CHUNKINGS))
 def test_claude_thinking_goes_back_signed_before_its_tool_use(chunking: str) -> None:
     raw = _anthropic_blocks(ANTHROPIC)
@@ -156,7 +151,6 @@ def _responses_items(name: str) -> list[dict[str, Any]]:
     ]
 
 
-@NEEDS_ANTHRO
 @pytest.mark.parametrize("chunking", sorted(CHUNKINGS))
 @pytest.mark.parametrize("name", RESPONSES)
 def test_responses_reasoning_item_goes_back_before_its_call(name: str, chunking: str) -> None:

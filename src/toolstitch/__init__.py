@@ -46,6 +46,7 @@ from toolstitch.vocab.errors import (
 )
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
+    CustomToolCall,
     FinishReason,
     ReasoningBlock,
     ReasoningDelta,
@@ -77,6 +78,7 @@ __all__ = [
     "CallState",
     "CallWarning",
     "ConflictingId",
+    "CustomToolCall",
     "Delta",
     "Event",
     "FinishReason",

@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from . import cohere_chat, ollama_chat
 from ._base import Adapter, as_mapping
-from .anthropic import AnthropicAdapter
+from .anthropic import MESSAGE_EVENTS, AnthropicAdapter
 from .bedrock_converse import BedrockConverseAdapter, is_bedrock_event
 from .cohere_chat import CohereChatAdapter
 from .gemini import GeminiAdapter
@@ -48,17 +48,7 @@ ADAPTERS: Final[dict[str, type[Adapter]]] = {
 #: The provider ids, in the order the CLI lists them.
 PROVIDERS: Final[tuple[str, ...]] = tuple(ADAPTERS)
 
-_ANTHROPIC_TYPES = frozenset(
-    {
-        "message_start",
-        "message_delta",
-        "message_stop",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "ping",
-    }
-)
+_ANTHROPIC_TYPES = MESSAGE_EVENTS
 
 
 def detect(payload: Mapping[str, Any], event: str | None = None) -> str | None:

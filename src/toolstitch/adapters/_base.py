@@ -24,23 +24,42 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from toolstitch.core.instructions import Item
 from toolstitch.core.record import CallRecords
 from toolstitch.vocab.call_events import CallWarning
 from toolstitch.vocab.errors import ProviderError, ProviderQuirk
-from toolstitch.vocab.stream_events import ReasoningBlock, ReasoningDelta, StreamFailed
+from toolstitch.vocab.limits import Limits
+from toolstitch.vocab.stream_events import (
+    ReasoningBlock,
+    ReasoningDelta,
+    StreamFailed,
+    StreamWarning,
+)
 from toolstitch.vocab.text import ChunkedText
 
 __all__ = [
+    "SHARED_CODES",
     "Adapter",
+    "BoundedText",
     "ReasoningText",
     "as_mapping",
     "compact_json",
     "provider_error",
     "quirk_warning",
+    "stream_quirk",
 ]
+
+
+#: The codes every adapter may emit, defined once: an event (or block, or delta kind) it does
+#: not read, and reasoning text past ``Limits.max_reasoning_chars``.
+SHARED_CODES: Final[dict[str, str]] = {
+    "quirk-unknown-event": "an event, block or delta of a kind the adapter does not read was "
+    "skipped (reported once per kind and stream)",
+    "quirk-reasoning-over-limit": "a reasoning block passed max_reasoning_chars; its "
+    "ReasoningBlock keeps the first characters only (and cannot be sent back)",
+}
 
 
 def as_mapping(obj: object) -> Mapping[str, Any] | None:
@@ -110,6 +129,44 @@ def quirk_warning(
     )
 
 
+def stream_quirk(code: str, message: str) -> StreamWarning:
+    """A ``StreamWarning`` carrying a ``ProviderQuirk`` (a quirk that concerns no call)."""
+    return StreamWarning(error=ProviderQuirk(code, message))
+
+
+class BoundedText:
+    """Text an adapter collects for a stream event it reports later (a reasoning block's
+    text or signature), kept up to ``bound`` characters (``Limits.max_reasoning_chars``).
+
+    ``add`` keeps what fits and returns ``False`` the first time something did not (the
+    caller warns once); ``cut`` says whether anything was left out."""
+
+    __slots__ = ("_text", "bound", "cut")
+
+    def __init__(self, bound: int, start: str = "") -> None:
+        self._text = ChunkedText()
+        self.bound = bound
+        self.cut = False
+        if start:
+            self.add(start)
+
+    def add(self, fragment: str) -> bool:
+        room = self.bound - self._text.length
+        if len(fragment) <= room:
+            self._text.append(fragment)
+            return True
+        if room > 0:
+            self._text.append(fragment[:room])
+        first, self.cut = not self.cut, True
+        return not first
+
+    def __len__(self) -> int:
+        return self._text.length
+
+    def text(self) -> str:
+        return self._text.text()
+
+
 def provider_error(error: object) -> StreamFailed:
     """A ``StreamFailed`` for an error object sent inside the stream.
 
@@ -146,32 +203,43 @@ class ReasoningText:
     """One reasoning block as it streams: a ``ReasoningDelta`` per piece, and when the block
     ends the ``ReasoningBlock`` that reports it whole (``kind``: the provider's name for it).
 
-    The text is kept in a ``ChunkedText``, as long as the block lasts; it is the same text
-    the ``StitchResult`` keeps as ``reasoning``.
+    The text kept for the block is a ``BoundedText`` of ``bound`` characters
+    (``Limits.max_reasoning_chars``); past it, one ``quirk-reasoning-over-limit`` warning, and
+    the ``ReasoningDelta`` events go on uncut.
     """
 
-    __slots__ = ("_text", "kind")
+    __slots__ = ("_text", "bound", "kind")
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, bound: int) -> None:
         self.kind = kind
-        self._text = ChunkedText()
+        self.bound = bound
+        self._text = BoundedText(bound)
 
     def add(self, text: object, out: list[Item]) -> None:
         """A piece of the block (ignored unless a non-empty string)."""
         if isinstance(text, str) and text:
-            self._text.append(text)
             out.append(ReasoningDelta(text=text))
+            if not self._text.add(text):
+                out.append(
+                    stream_quirk(
+                        "quirk-reasoning-over-limit",
+                        f"a {self.kind} block passed max_reasoning_chars ({self.bound}); its "
+                        "ReasoningBlock keeps the first characters only",
+                    )
+                )
 
     def end(self, out: list[Item]) -> None:
         """The block is over: report it (nothing when it had no text); the next piece
         starts a new block."""
         if len(self._text):
             out.append(ReasoningBlock(text=self._text.text(), kind=self.kind))
-            self._text = ChunkedText()
+            self._text = BoundedText(self.bound)
 
 
 class _NoRecords:
     """The records of a core that has seen nothing (an adapter used on its own)."""
+
+    limits = Limits()
 
     def record(self, index: int) -> None:
         return None

@@ -1,18 +1,39 @@
 """Anthropic Messages streams → items.
 
 What arrives: ``message_start``; per content block ``content_block_start`` (a ``text``,
-``thinking``, ``tool_use``, ``server_tool_use`` … block, keyed by its ``index``), deltas
-(``text_delta``, ``thinking_delta``, ``input_json_delta`` with ``partial_json``, …) and
-``content_block_stop``; ``message_delta`` with the ``stop_reason`` and usage;
-``message_stop``; ``ping``; and possibly ``error``.
+``thinking``, ``redacted_thinking``, ``tool_use``, ``server_tool_use`` … block, keyed by its
+``index``), deltas (``text_delta``, ``thinking_delta``, ``signature_delta``,
+``input_json_delta`` with ``partial_json``, ``citations_delta``) and ``content_block_stop``;
+``message_delta`` with the ``stop_reason`` and usage; ``message_stop``; ``ping``; and
+possibly ``error``.
 
 A ``tool_use`` block is one call whose index is the block index. ``content_block_stop`` is
 an explicit end, so the call is resolved there (``EndCall``): ready, or discarded (e.g.
 truncated). A block whose only ``partial_json`` is empty takes the block's start ``input``
-(``{}``). ``server_tool_use`` / ``mcp_tool_use`` blocks are run by Anthropic: their deltas
-are marked ``ServerDelta`` and their end ``ServerEnd``, so that the ``Stitcher`` assembles
-them apart and reports them as ``ServerToolCall`` events, never as calls to dispatch. An
-``error`` event becomes a ``StreamFailed`` with a ``ProviderError``.
+(``{}``). A ``caller`` on the block (programmatic tool calling) goes to the call with a
+``CallNote`` right after its start. ``server_tool_use`` / ``mcp_tool_use`` blocks are run by
+Anthropic: their deltas are marked ``ServerDelta`` and their end ``ServerEnd``, so that the
+``Stitcher`` assembles them apart and reports them as ``ServerToolCall`` events, never as
+calls to dispatch. An ``error`` event becomes a ``StreamFailed`` with a ``ProviderError``.
+
+Reasoning: a ``thinking`` block's text (``ReasoningDelta`` as it streams) and its
+``signature`` (``signature_delta``) are collected, bounded by
+``Limits.max_reasoning_chars``, and reported at its ``content_block_stop`` as one
+``ReasoningBlock(kind="thinking")``; a ``redacted_thinking`` block's ``data`` as
+``ReasoningBlock(signature=data, redacted=True, kind="redacted_thinking")``.
+
+Several messages in one stream (programmatic tool calling): each ``message_start`` starts
+fresh block keying. A block index that already names a call of an earlier message gets the
+next free call index (``quirk-index-reused``), so every message's calls are calls of their
+own. Finished ``tool_use`` / ``server_tool_use`` blocks inside ``message_start``'s
+``message.content`` (no content-block events follow for them) are calls ready at once
+(``quirk-call-in-message-start``).
+
+The ``anthropic`` SDK's ``MessageStream`` adds helper events to the raw ones (``text``,
+``input_json``, ``thinking``, ``signature``, ``citation``; ``content_block_stop`` and
+``message_stop`` carrying snapshots): the helpers only repeat raw events and are skipped;
+the snapshots are ignored. Any other event type, and any unknown delta type, leaves a
+``StreamWarning`` (``quirk-unknown-event``, once per type).
 """
 
 from __future__ import annotations
@@ -22,31 +43,64 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from toolstitch.core.deltas import Delta
-from toolstitch.core.instructions import EndCall, Finish, Item, ServerDelta, ServerEnd, arguments
+from toolstitch.core.instructions import (
+    CallNote,
+    EndCall,
+    Finish,
+    Item,
+    ServerDelta,
+    ServerEnd,
+    arguments,
+)
 from toolstitch.core.record import CallRecords
-from toolstitch.vocab.errors import ProviderQuirk
 from toolstitch.vocab.stream_events import (
     FinishReason,
+    ReasoningBlock,
     ReasoningDelta,
-    StreamWarning,
     TextDelta,
     Usage,
 )
 
-from ._base import Adapter, mapping, provider_error, quirk_warning
+from ._base import Adapter, BoundedText, mapping, provider_error, quirk_warning, stream_quirk
 
-__all__ = ["CODES", "AnthropicAdapter"]
+__all__ = ["CODES", "KNOWN_EVENTS", "MESSAGE_EVENTS", "SDK_HELPER_EVENTS", "AnthropicAdapter"]
 
-#: The ``quirk-…`` codes only this adapter emits (it also uses ``quirk-index-invalid`` and
-#: ``quirk-index-negative``, declared with the OpenAI-Chat codes).
+#: The ``quirk-…`` codes only this adapter emits (it also uses ``quirk-index-invalid``,
+#: ``quirk-index-negative`` and ``quirk-index-reused``, declared with the OpenAI-Chat codes,
+#: and ``quirk-unknown-event``, declared with the Responses codes).
 CODES: Final[dict[str, str]] = {
     "quirk-input-at-block-start": "a tool block carried its input at content_block_start and "
     "streamed none",
+    "quirk-call-in-message-start": "a finished tool block came inside message_start's "
+    "message.content, with no content-block events: a call ready at once",
 }
+
+#: Event types only the Messages stream protocol has (what detection knows it by).
+MESSAGE_EVENTS: Final = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+    }
+)
+#: Every event type of the protocol (``error`` is shared with other providers).
+KNOWN_EVENTS: Final = MESSAGE_EVENTS | {"error"}
+#: Helper events the ``anthropic`` SDK's ``MessageStream`` yields besides the raw events,
+#: each repeating a raw delta (or a snapshot of them): skipped.
+SDK_HELPER_EVENTS: Final = frozenset({"text", "input_json", "thinking", "signature", "citation"})
+#: Delta types of ``content_block_delta``.
+KNOWN_DELTAS: Final = frozenset(
+    {"text_delta", "input_json_delta", "thinking_delta", "signature_delta", "citations_delta"}
+)
 
 #: Block types that Anthropic executes itself.
 SERVER_BLOCKS = frozenset({"server_tool_use", "mcp_tool_use"})
 CLIENT_BLOCKS = frozenset({"tool_use"})
+REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 
 
 class _Block:
@@ -61,6 +115,27 @@ class _Block:
         self.core = 0  # the call's index in the core (the block index when usable)
 
 
+class _Thinking:
+    """A reasoning block being collected: its text and its signature, each bounded."""
+
+    __slots__ = ("kind", "signature", "text")
+
+    def __init__(self, kind: str, bound: int, text: str, signature: str) -> None:
+        self.kind = kind
+        self.text = BoundedText(bound, text)
+        self.signature = BoundedText(bound, signature)
+
+    def block(self) -> ReasoningBlock:
+        signature = self.signature.text()
+        if self.kind == "redacted_thinking":
+            return ReasoningBlock(signature=signature, redacted=True, kind=self.kind)
+        return ReasoningBlock(text=self.text.text(), signature=signature or None, kind=self.kind)
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 class AnthropicAdapter(Adapter):
     """Adapter for Anthropic Messages streams (``provider="anthropic"``)."""
 
@@ -68,8 +143,13 @@ class AnthropicAdapter(Adapter):
 
     def __init__(self, *, choice: int = 0, records: CallRecords | None = None) -> None:
         super().__init__(choice=choice, records=records)
-        self._blocks: dict[int, _Block] = {}
+        self._blocks: dict[int, _Block] = {}  # tool blocks of the current message
+        self._thinking: dict[int, _Thinking] = {}  # reasoning blocks still open
+        self._servers: list[_Block] = []  # server blocks of earlier messages, for close()
         self._cores: set[int] = set()  # call indices given out
+        self._messages = 0  # message_start events seen
+        self._unknown: set[str] = set()  # unknown event / delta types already reported
+        self._ids: set[str] = set()  # ids of the tool blocks seen (at most max_calls)
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
         kind = payload.get("type") or event
@@ -89,12 +169,87 @@ class AnthropicAdapter(Adapter):
             if usage:
                 out.append(Usage(usage=dict(usage)))
         elif kind == "message_start":
-            usage = mapping(mapping(payload.get("message")).get("usage"))
-            if usage:
-                out.append(Usage(usage=dict(usage)))
+            self._message_start(mapping(payload.get("message")), out)
         elif kind == "error" or event == "error":
             out.append(provider_error(payload.get("error", payload)))
+        elif kind not in KNOWN_EVENTS and kind not in SDK_HELPER_EVENTS:
+            self._unknown_type("event", kind, out)
         return out
+
+    def _unknown_type(self, what: str, kind: object, out: list[Item]) -> None:
+        key = f"{what}:{kind!r}"
+        if key in self._unknown:
+            return
+        self._unknown.add(key)
+        out.append(
+            stream_quirk(
+                "quirk-unknown-event",
+                f"an Anthropic stream {what} of type {kind!r} is not part of the protocol; "
+                "it was skipped",
+            )
+        )
+
+    # -- messages ---------------------------------------------------------------------------
+
+    def _message_start(self, message: Mapping[str, Any], out: list[Item]) -> None:
+        if self._messages:
+            # A new message: its blocks are keyed afresh. Reasoning blocks the previous one
+            # left open are reported now; its server blocks still end at close at the latest.
+            self._flush_thinking(out)
+            self._servers.extend(b for b in self._blocks.values() if b.kind in SERVER_BLOCKS)
+            self._blocks = {}
+        self._messages += 1
+        usage = mapping(message.get("usage"))
+        if usage:
+            out.append(Usage(usage=dict(usage)))
+        content = message.get("content")
+        if isinstance(content, list):
+            for position, raw in enumerate(content):
+                self._finished_block(position, mapping(raw), out)
+
+    def _finished_block(self, position: int, block: Mapping[str, Any], out: list[Item]) -> None:
+        """A whole block inside ``message_start.message.content`` (no block events)."""
+        kind = block.get("type")
+        if kind in CLIENT_BLOCKS or kind in SERVER_BLOCKS:
+            assert isinstance(kind, str)
+            block_id = _str(block.get("id"))
+            if block_id is not None and block_id in self._ids:
+                # Already streamed in this response: running it twice would be worse than
+                # saying so.
+                out.append(
+                    stream_quirk(
+                        "quirk-call-in-message-start",
+                        f"message_start repeats the block {block_id!r}, already seen in this "
+                        "stream; the repeat was ignored",
+                    )
+                )
+                return
+            self._tool_block(position, kind, block, out)
+            state = self._blocks[position]
+            if kind in CLIENT_BLOCKS:
+                out.append(
+                    quirk_warning(
+                        "quirk-call-in-message-start",
+                        "the call came whole inside message_start's message.content",
+                        index=state.core,
+                        call_id=state.id,
+                        name=state.name,
+                    )
+                )
+            self._stop({"index": position}, out, whole=True)
+        elif kind == "text":
+            text = block.get("text")
+            if isinstance(text, str) and text:
+                out.append(TextDelta(text=text))
+        elif kind in REASONING_BLOCKS:
+            assert isinstance(kind, str)
+            thinking = self._open_thinking(kind, block, out)
+            text = thinking.text.text()
+            if text:
+                out.append(ReasoningDelta(text=text))
+            out.append(thinking.block())
+
+    # -- blocks -----------------------------------------------------------------------------
 
     def _start(self, payload: Mapping[str, Any], out: list[Item]) -> None:
         index = payload.get("index")
@@ -103,14 +258,12 @@ class AnthropicAdapter(Adapter):
         if not isinstance(kind, str):
             return
         if not isinstance(index, int) or isinstance(index, bool):
-            if kind in CLIENT_BLOCKS or kind in SERVER_BLOCKS:
+            if kind in CLIENT_BLOCKS or kind in SERVER_BLOCKS or kind in REASONING_BLOCKS:
                 # Nothing can key this block's deltas: say so rather than lose it silently.
                 out.append(
-                    StreamWarning(
-                        error=ProviderQuirk(
-                            "quirk-index-invalid",
-                            f"a {kind} block came with index {index!r}; it was ignored",
-                        )
+                    stream_quirk(
+                        "quirk-index-invalid",
+                        f"a {kind} block came with index {index!r}; it was ignored",
                     )
                 )
             return
@@ -120,46 +273,79 @@ class AnthropicAdapter(Adapter):
             text = block.get("text")
             if isinstance(text, str) and text:
                 out.append(TextDelta(text=text))
-        elif kind == "thinking":
-            text = block.get("thinking")
-            if isinstance(text, str) and text:
+        elif kind in REASONING_BLOCKS:
+            thinking = self._open_thinking(kind, block, out)
+            self._thinking[index] = thinking
+            text = thinking.text.text()
+            if text:
                 out.append(ReasoningDelta(text=text))
+
+    def _open_thinking(self, kind: str, block: Mapping[str, Any], out: list[Item]) -> _Thinking:
+        text: object = ""
+        if kind == "redacted_thinking":
+            signature = block.get("data")
+        else:
+            text, signature = block.get("thinking"), block.get("signature")
+        thinking = _Thinking(
+            kind,
+            self.records.limits.max_reasoning_chars,
+            text if isinstance(text, str) else "",
+            signature if isinstance(signature, str) else "",
+        )
+        if thinking.text.cut or thinking.signature.cut:
+            self._over_limit("text" if thinking.text.cut else "signature", out)
+        return thinking
+
+    def _core_index(self, index: int, state: _Block, out: list[Item]) -> None:
+        """The call index of a tool block: its block index unless negative or taken by a
+        call of an earlier message (or an earlier block of this one): then the next free."""
+        if index >= 0 and index not in self._cores:
+            state.core = index
+        else:
+            state.core = max(self._cores, default=-1) + 1
+            if state.kind in CLIENT_BLOCKS:
+                code, why = (
+                    ("quirk-index-negative", f"the block's index {index}")
+                    if index < 0
+                    else ("quirk-index-reused", f"block index {index}, already a call's,")
+                )
+                out.append(
+                    quirk_warning(
+                        code,
+                        f"{why} was replaced by {state.core}",
+                        index=state.core,
+                        call_id=state.id,
+                        name=state.name,
+                    )
+                )
+        self._cores.add(state.core)
 
     def _tool_block(self, index: int, kind: str, block: Mapping[str, Any], out: list[Item]) -> None:
         """A ``tool_use`` (or server tool) block starts: a call, keyed by the block index."""
-        block_id = block.get("id") if isinstance(block.get("id"), str) else None
-        name = block.get("name") if isinstance(block.get("name"), str) else None
+        block_id, name = _str(block.get("id")), _str(block.get("name"))
+        if block_id is not None and len(self._ids) < self.records.limits.max_calls:
+            self._ids.add(block_id)
         state = _Block(kind, block_id, name, block.get("input"))
-        # A negative block index cannot be a call index: the call gets the next free one.
-        state.core = index if index >= 0 else max(self._cores, default=-1) + 1
-        self._cores.add(state.core)
         self._blocks[index] = state
-        delta = Delta(index=state.core, id=block_id or None, name=name or None)
+        warnings: list[Item] = []
+        self._core_index(index, state, warnings)
+        delta = Delta(index=state.core, id=block_id, name=name)
         if kind not in CLIENT_BLOCKS:
             out.append(ServerDelta(delta))
             return
         out.append(delta)
-        if index < 0:
-            out.append(
-                quirk_warning(
-                    "quirk-index-negative",
-                    f"the block's index {index} was replaced by {state.core}",
-                    index=state.core,
-                    call_id=block_id,
-                    name=name,
-                )
-            )
+        caller = block.get("caller")
+        if caller is not None and mapping(caller):
+            # Programmatic tool calling: who made the call, kept on the ToolCall as sent.
+            out.append(CallNote(index=state.core, caller=dict(mapping(caller))))
+        out.extend(warnings)
 
     def _delta(self, payload: Mapping[str, Any], out: list[Item]) -> None:
         delta = payload.get("delta")
         if type(delta) is not dict:  # a plain dict (the common case) skips the conversion
             delta = mapping(delta)
         kind = delta.get("type")
-        if kind == "text_delta":
-            text = delta.get("text")
-            if isinstance(text, str) and text:
-                out.append(TextDelta(text=text))
-        elif kind == "input_json_delta":
+        if kind == "input_json_delta":
             index = payload.get("index")
             state = self._blocks.get(index) if isinstance(index, int) else None
             fragment = delta.get("partial_json")
@@ -170,14 +356,55 @@ class AnthropicAdapter(Adapter):
                 out.append(arguments(state.core, fragment))
             else:
                 out.append(ServerDelta(Delta(index=state.core, arguments=fragment)))
-        elif kind == "thinking_delta":
-            text = delta.get("thinking")
+        elif kind == "text_delta":
+            text = delta.get("text")
             if isinstance(text, str) and text:
-                out.append(ReasoningDelta(text=text))
+                out.append(TextDelta(text=text))
+        elif kind == "thinking_delta" or kind == "signature_delta":
+            self._thinking_delta(payload.get("index"), kind, delta, out)
+        elif kind not in KNOWN_DELTAS:
+            self._unknown_type("delta", kind, out)
 
-    def _stop(self, payload: Mapping[str, Any], out: list[Item]) -> None:
+    def _thinking_delta(
+        self, index: object, kind: str, delta: Mapping[str, Any], out: list[Item]
+    ) -> None:
+        thinking = self._thinking.get(index) if isinstance(index, int) else None
+        if kind == "thinking_delta":
+            text = delta.get("thinking")
+            if not isinstance(text, str) or not text:
+                return
+            out.append(ReasoningDelta(text=text))
+            if thinking is not None and not thinking.text.add(text):
+                self._over_limit("text", out)
+            return
+        signature = delta.get("signature")
+        if (
+            thinking is not None
+            and isinstance(signature, str)
+            and signature
+            and not thinking.signature.add(signature)
+        ):
+            self._over_limit("signature", out)
+
+    def _over_limit(self, what: str, out: list[Item]) -> None:
+        bound = self.records.limits.max_reasoning_chars
+        out.append(
+            stream_quirk(
+                "quirk-reasoning-over-limit",
+                f"a thinking block's {what} passed max_reasoning_chars ({bound}); its "
+                "ReasoningBlock keeps the first characters only and cannot be sent back",
+            )
+        )
+
+    def _stop(self, payload: Mapping[str, Any], out: list[Item], *, whole: bool = False) -> None:
+        """A block ends (``whole``: a finished block of ``message_start``, whose input is
+        its arguments by nature, not by quirk)."""
         index = payload.get("index")
         if not isinstance(index, int) or isinstance(index, bool):
+            return
+        thinking = self._thinking.pop(index, None)
+        if thinking is not None:
+            out.append(thinking.block())
             return
         state = self._blocks.get(index)
         if state is None:
@@ -195,18 +422,27 @@ class AnthropicAdapter(Adapter):
                     call_id=state.id,
                     name=state.name,
                 )
+            state.streamed = True  # a second stop must not feed the input again
             delta = Delta(index=state.core, arguments=text)
             out.append(delta if client else ServerDelta(delta))
         if client:
             out.append(EndCall(state.core))
-            if note is not None:
+            if note is not None and not whole:
                 out.append(note)
         else:
             out.append(ServerEnd(state.core, state.id, state.kind))
 
+    def _flush_thinking(self, out: list[Item]) -> None:
+        for _, thinking in sorted(self._thinking.items()):
+            out.append(thinking.block())
+        self._thinking = {}
+
     def close(self) -> list[Item]:
-        out: list[Item] = [Finish()]
-        for _, state in sorted(self._blocks.items()):
+        out: list[Item] = []
+        self._flush_thinking(out)  # reasoning blocks cut off by the end of the stream
+        out.append(Finish())
+        servers = self._servers + [b for _, b in sorted(self._blocks.items())]
+        for state in servers:
             if state.kind in SERVER_BLOCKS:
                 # The Stitcher ends each server call once: this matters only if its stop
                 # never came.

@@ -27,7 +27,7 @@ exception frame) becomes a ``StreamFailed`` whose ``ProviderError.kind`` is its 
 keys, block kinds and delta kinds this module does not know leave a ``StreamWarning`` with a
 stable code; nothing is dropped silently.
 
-Bounds: reasoning text kept for a block's ``ReasoningBlock`` stops at ``max_argument_chars``
+Bounds: reasoning text kept for a block's ``ReasoningBlock`` stops at ``max_reasoning_chars``
 and the open blocks tracked at ``max_calls`` (the core's ``Limits``), each with a warning.
 """
 
@@ -40,19 +40,17 @@ from typing import Any, Final
 from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import EndCall, Finish, Item, ServerDelta, ServerEnd, arguments
 from toolstitch.core.record import CallRecords
-from toolstitch.vocab.errors import ProviderQuirk
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningBlock,
     ReasoningDelta,
-    StreamWarning,
     TextDelta,
     Usage,
 )
 from toolstitch.vocab.text import ChunkedText
 
-from ._base import Adapter, mapping, provider_error, quirk_warning
+from ._base import Adapter, mapping, provider_error, quirk_warning, stream_quirk
 
 __all__ = ["CODES", "EVENTS", "EXCEPTIONS", "BedrockConverseAdapter", "is_bedrock_event"]
 
@@ -63,10 +61,6 @@ CODES: Final[dict[str, str]] = {
     "reported, not taken as a call",
     "quirk-block-index-reused": "a Bedrock tool block reused the index of an earlier call and "
     "was moved to the next free index",
-    "quirk-unknown-event-key": "a Bedrock event, block start or delta of a kind this version "
-    "does not read was skipped",
-    "quirk-reasoning-over-limit": "a Bedrock reasoning block passed max_argument_chars; its "
-    "ReasoningBlock text stops there",
     "quirk-too-many-open-blocks": "more Bedrock content blocks open at once than max_calls; "
     "later ones are not tracked",
 }
@@ -148,7 +142,7 @@ class BedrockConverseAdapter(Adapter):
         limits = getattr(records, "limits", None)
         if not isinstance(limits, Limits):
             limits = Limits()
-        self._max_text = limits.max_argument_chars
+        self._max_text = limits.max_reasoning_chars
         self._max_blocks = limits.max_calls
         self._blocks: dict[int, _Block] = {}  # open blocks with state, by block index
         self._cores: set[int] = set()  # call indices given out
@@ -191,7 +185,7 @@ class BedrockConverseAdapter(Adapter):
         if what in self._warned or len(self._warned) > _MAX_REPORTED_KINDS:
             return  # once per kind; a stream inventing kinds endlessly gets no more
         self._warned.add(what)
-        out.append(_stream_warning("quirk-unknown-event-key", f"{what} is not read; skipped"))
+        out.append(stream_quirk("quirk-unknown-event", f"{what} is not read; skipped"))
 
     def _start(self, data: Mapping[str, Any], out: list[Item]) -> None:
         index = _int_index(data.get("contentBlockIndex"))
@@ -199,7 +193,7 @@ class BedrockConverseAdapter(Adapter):
         if index is None:
             if start:
                 out.append(
-                    _stream_warning(
+                    stream_quirk(
                         "quirk-index-invalid",
                         f"a contentBlockStart came with contentBlockIndex "
                         f"{data.get('contentBlockIndex')!r}; it was ignored",
@@ -252,7 +246,7 @@ class BedrockConverseAdapter(Adapter):
             if "quirk-too-many-open-blocks" not in self._warned:
                 self._warned.add("quirk-too-many-open-blocks")
                 out.append(
-                    _stream_warning(
+                    stream_quirk(
                         "quirk-too-many-open-blocks",
                         f"more than max_calls={self._max_blocks} content blocks open at once: "
                         f"block {index} and later ones are not tracked",
@@ -266,7 +260,7 @@ class BedrockConverseAdapter(Adapter):
         self._track(index, _Block("toolResult", block_id=_str(result.get("toolUseId"))), out)
         status = result.get("status")
         out.append(
-            _stream_warning(
+            stream_quirk(
                 "quirk-tool-result-block",
                 f"content block {index} is the result of server tool call "
                 f"{result.get('toolUseId')!r} (status {status!r}), run by Bedrock: not a call",
@@ -324,9 +318,9 @@ class BedrockConverseAdapter(Adapter):
             if len(block.text) + len(text) > self._max_text:
                 block.over = True
                 out.append(
-                    _stream_warning(
+                    stream_quirk(
                         "quirk-reasoning-over-limit",
-                        f"reasoning block {index} passed max_argument_chars={self._max_text}; "
+                        f"reasoning block {index} passed max_reasoning_chars={self._max_text}; "
                         "its ReasoningBlock keeps the text before that",
                     )
                 )
@@ -372,7 +366,3 @@ class BedrockConverseAdapter(Adapter):
         self._blocks.clear()
         out.insert(0, Finish())
         return out
-
-
-def _stream_warning(code: str, message: str) -> StreamWarning:
-    return StreamWarning(error=ProviderQuirk(code, message))

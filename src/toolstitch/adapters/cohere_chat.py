@@ -46,8 +46,6 @@ __all__ = ["CODES", "EVENT_TYPES", "FAILED_REASONS", "CohereChatAdapter", "detec
 #: The ``quirk-…`` codes this adapter emits (it also uses ``quirk-index-invalid``, declared
 #: with the OpenAI-Chat codes).
 CODES: Final[dict[str, str]] = {
-    "quirk-unknown-event": "an event of a type the provider's stream format does not have; "
-    "it was ignored",
     "quirk-tool-call-index-reused": "a tool-call-start reused the index of an earlier call; "
     "the new call got the next free index",
 }
@@ -117,8 +115,8 @@ class CohereChatAdapter(Adapter):
         self._cores: set[int] = set()
         self._last: int | None = None  # the core index of the latest call
         self._warned: set[int] = set()  # calls told quirk-index-invalid (once per call)
-        self._plan = ReasoningText("tool_plan")
-        self._thinking = ReasoningText("thinking")
+        self._plan = ReasoningText("tool_plan", self.records.limits.max_reasoning_chars)
+        self._thinking = ReasoningText("thinking", self.records.limits.max_reasoning_chars)
         self._thinking_blocks: set[int | None] = set()  # content indices of thinking blocks
         self._unknown: set[str] = set()
 

@@ -75,7 +75,7 @@ class OllamaChatAdapter(Adapter):
         super().__init__(choice=choice, records=records)
         self._taken: set[int] = set()
         self._next = 0  # the next free position
-        self._thinking = ReasoningText("thinking")
+        self._thinking = ReasoningText("thinking", self.records.limits.max_reasoning_chars)
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
         out: list[Item] = []

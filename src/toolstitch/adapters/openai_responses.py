@@ -15,6 +15,16 @@ checked against the deltas as the core holds them (its ``CallRecord``): with no 
 all it *is* the arguments, a longer text that starts with the deltas supplies the missing
 tail, any other difference keeps the deltas; each case leaves a warning.
 ``output_item.done`` does the same for servers that skip ``.done``.
+
+A finished ``reasoning`` item (``output_item.done``) becomes a ``ReasoningBlock`` with its
+``id``, its ``summary_text`` parts, its ``reasoning_text`` parts joined and its
+``encrypted_content`` as the signature, all exactly as sent. A ``custom_tool_call`` item
+(free-text ``input``, not JSON; ``response.custom_tool_call_input.delta`` / ``.done``) is
+never a call of the core: it is reported once, complete, as a ``CustomToolCall`` event.
+
+Every event type of the protocol that carries nothing for toolstitch is in ``IGNORED``
+(lifecycle, content parts, built-in tool progress, audio); any other ``response.*`` type
+leaves a ``StreamWarning`` (``quirk-unknown-event``, once per type).
 """
 
 from __future__ import annotations
@@ -26,11 +36,18 @@ from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import EndCall, Finish, Item, arguments
 from toolstitch.core.record import CallRecords
 from toolstitch.vocab.call_events import CallState
-from toolstitch.vocab.stream_events import FinishReason, ReasoningDelta, TextDelta, Usage
+from toolstitch.vocab.stream_events import (
+    CustomToolCall,
+    FinishReason,
+    ReasoningBlock,
+    ReasoningDelta,
+    TextDelta,
+    Usage,
+)
 
-from ._base import Adapter, mapping, provider_error, quirk_warning
+from ._base import Adapter, BoundedText, mapping, provider_error, quirk_warning, stream_quirk
 
-__all__ = ["CODES", "OpenAIResponsesAdapter"]
+__all__ = ["CODES", "IGNORED", "OpenAIResponsesAdapter"]
 
 #: The ``quirk-…`` codes this adapter emits, with what each means.
 CODES: Final[dict[str, str]] = {
@@ -38,7 +55,63 @@ CODES: Final[dict[str, str]] = {
     "finished item",
     "quirk-done-mismatch": "the .done (or finished item) arguments differ from the deltas",
     "quirk-call-only-in-completed": "a function call appeared only in response.completed",
+    "quirk-custom-call-unfinished": "a custom tool call's input never completed (no .done, no "
+    "finished item): it was not reported as a CustomToolCall",
 }
+
+#: Event types of the Responses stream that carry nothing toolstitch reports: lifecycle,
+#: content-part and summary-part boundaries (their text comes with the deltas), the ``.done``
+#: repeats of text already streamed, annotations, refusals' boundaries, audio, and the
+#: progress of built-in tools the provider runs itself.
+IGNORED: Final = frozenset(
+    {
+        "response.created",
+        "response.in_progress",
+        "response.queued",
+        "response.content_part.added",
+        "response.content_part.done",
+        "response.reasoning_summary_part.added",
+        "response.reasoning_summary_part.done",
+        "response.reasoning_summary_text.done",
+        "response.reasoning_text.done",
+        "response.output_text.annotation.added",
+        "response.refusal.delta",
+        "response.refusal.done",
+        "response.audio.delta",
+        "response.audio.done",
+        "response.audio.transcript.delta",
+        "response.audio.transcript.done",
+        "response.web_search_call.in_progress",
+        "response.web_search_call.searching",
+        "response.web_search_call.completed",
+        "response.file_search_call.in_progress",
+        "response.file_search_call.searching",
+        "response.file_search_call.completed",
+        "response.code_interpreter_call.in_progress",
+        "response.code_interpreter_call.interpreting",
+        "response.code_interpreter_call.completed",
+        "response.code_interpreter_call_code.delta",
+        "response.code_interpreter_call_code.done",
+        "response.image_generation_call.in_progress",
+        "response.image_generation_call.generating",
+        "response.image_generation_call.partial_image",
+        "response.image_generation_call.completed",
+        "response.mcp_call.in_progress",
+        "response.mcp_call.completed",
+        "response.mcp_call.failed",
+        "response.mcp_call_arguments.delta",
+        "response.mcp_call_arguments.done",
+        "response.mcp_list_tools.in_progress",
+        "response.mcp_list_tools.completed",
+        "response.mcp_list_tools.failed",
+        "response.shell_call_command.added",
+        "response.shell_call_command.delta",
+        "response.shell_call_command.done",
+        "response.shell_call_output_content.delta",
+        "response.shell_call_output_content.done",
+        "response.compaction.compacting",
+    }
+)
 
 _REASONING = frozenset(
     {
@@ -46,6 +119,11 @@ _REASONING = frozenset(
         "response.reasoning_summary_text.delta",
         "response.reasoning.delta",
     }
+)
+
+
+_CUSTOM_INPUT = frozenset(
+    {"response.custom_tool_call_input.delta", "response.custom_tool_call_input.done"}
 )
 
 
@@ -64,6 +142,20 @@ class _Item:
         self.warned: set[str] = set()
 
 
+class _Custom:
+    """A ``custom_tool_call`` item whose input is still streaming."""
+
+    __slots__ = ("call_id", "done", "id", "index", "input", "name")
+
+    def __init__(self, index: int, item: Mapping[str, Any], bound: int) -> None:
+        self.index = index
+        self.id = _str(item.get("id"))
+        self.call_id = _str(item.get("call_id"))
+        self.name = _str(item.get("name"))
+        self.input = BoundedText(bound)
+        self.done = False
+
+
 def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
@@ -72,6 +164,10 @@ def _text_key(payload: Mapping[str, Any]) -> tuple[int | None, int | None]:
     """Which text part an output_text event is about (indices that are not ints count as
     missing: they cannot be used as keys)."""
     return _int(payload.get("output_index")), _int(payload.get("content_index"))
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _int(value: object) -> int | None:
@@ -91,6 +187,9 @@ class OpenAIResponsesAdapter(Adapter):
         self._by_item_id: dict[str, _Item] = {}
         self._text_seen: set[tuple[object, object]] = set()  # output texts that had deltas
         self._finished = False
+        self._custom: dict[int, _Custom] = {}  # custom tool calls by output_index
+        self._reasoning_done: set[int] = set()  # reasoning items already reported
+        self._unknown: set[str] = set()
 
     # -- dispatch -----------------------------------------------------------------------------
 
@@ -121,10 +220,26 @@ class OpenAIResponsesAdapter(Adapter):
             self._text_done(payload, out)
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             self._completed(mapping(payload.get("response")), out)
+        elif kind in _CUSTOM_INPUT:
+            self._custom_input(kind, payload, out)
         elif kind == "error" or event == "error":
             error = payload.get("error", payload)
             out.append(provider_error(error))
+        elif kind not in IGNORED:
+            self._unknown_event(kind, out)
         return out
+
+    def _unknown_event(self, kind: str, out: list[Item]) -> None:
+        if kind in self._unknown:
+            return
+        self._unknown.add(kind)
+        out.append(
+            stream_quirk(
+                "quirk-unknown-event",
+                f"a Responses event of type {kind!r} is not part of the protocol as "
+                "toolstitch knows it; it was skipped",
+            )
+        )
 
     def _arguments_delta(self, payload: Mapping[str, Any], out: list[Item]) -> None:
         item = self._find(payload)
@@ -171,9 +286,12 @@ class OpenAIResponsesAdapter(Adapter):
     def _added(self, payload: Mapping[str, Any], out: list[Item]) -> None:
         item = mapping(payload.get("item"))
         index = _int(payload.get("output_index"))
-        if item.get("type") != "function_call" or index is None or index in self._items:
+        if index is None:
             return
-        self._start(index, item, out)
+        if item.get("type") == "custom_tool_call":
+            self._custom_start(index, item)
+        elif item.get("type") == "function_call" and index not in self._items:
+            self._start(index, item, out)
 
     def _done(self, item: _Item, text: object, where: str, out: list[Item]) -> None:
         """The server's final arguments text for ``item``: check it, then end the call."""
@@ -216,9 +334,18 @@ class OpenAIResponsesAdapter(Adapter):
 
     def _item_done(self, payload: Mapping[str, Any], out: list[Item]) -> None:
         data = mapping(payload.get("item"))
-        if data.get("type") != "function_call":
-            return
+        kind = data.get("type")
         index = _int(payload.get("output_index"))
+        if kind == "reasoning":
+            self._reasoning(index, data, out)
+            return
+        if kind == "custom_tool_call":
+            if index is not None:
+                custom = self._custom.get(index) or self._custom_start(index, data)
+                self._custom_done(custom, data.get("input"), out)
+            return
+        if kind != "function_call":
+            return
         item = self._items.get(index) if index is not None else None
         if item is None:
             item_id = _str(data.get("id"))
@@ -242,6 +369,7 @@ class OpenAIResponsesAdapter(Adapter):
             known = {item.call_id for item in self._items.values() if item.call_id}
             for position, raw in enumerate(output):
                 data = mapping(raw)
+                self._completed_other(position, data, out)
                 if data.get("type") != "function_call" or position in self._items:
                     continue
                 if _str(data.get("call_id")) in known:
@@ -268,6 +396,108 @@ class OpenAIResponsesAdapter(Adapter):
         if status == "failed" and error:
             out.append(provider_error(error))
 
+    # -- reasoning items and custom tool calls -----------------------------------------------
+
+    def _reasoning(self, index: int | None, data: Mapping[str, Any], out: list[Item]) -> None:
+        """A finished reasoning item: one ``ReasoningBlock``, its fields exactly as sent."""
+        if index is not None:
+            if index in self._reasoning_done:
+                return
+            self._reasoning_done.add(index)
+        summary = tuple(
+            part["text"]
+            for part in map(mapping, _list(data.get("summary")))
+            if part.get("type") == "summary_text" and isinstance(part.get("text"), str)
+        )
+        text = "".join(
+            part["text"]
+            for part in map(mapping, _list(data.get("content")))
+            if part.get("type") == "reasoning_text" and isinstance(part.get("text"), str)
+        )
+        signature = data.get("encrypted_content")
+        out.append(
+            ReasoningBlock(
+                id=_str(data.get("id")),
+                summary=summary,
+                text=text,
+                signature=signature if isinstance(signature, str) else None,
+                kind="reasoning",
+            )
+        )
+
+    def _completed_other(self, position: int, data: Mapping[str, Any], out: list[Item]) -> None:
+        """Reasoning items and custom tool calls of the final response that no
+        ``output_item.done`` reported (events lost on the way)."""
+        kind = data.get("type")
+        if kind == "reasoning" and position not in self._reasoning_done:
+            self._reasoning(position, data, out)
+        elif kind == "custom_tool_call":
+            custom = self._custom.get(position) or self._custom_start(position, data)
+            self._custom_done(custom, data.get("input"), out)
+
+    def _custom_start(self, index: int, item: Mapping[str, Any]) -> _Custom:
+        custom = self._custom.get(index)
+        if custom is None:
+            bound = self.records.limits.max_argument_chars
+            custom = self._custom[index] = _Custom(index, item, bound)
+        return custom
+
+    def _custom_of(self, payload: Mapping[str, Any]) -> _Custom | None:
+        index = _int(payload.get("output_index"))
+        if index is not None and index in self._custom:
+            return self._custom[index]
+        item_id = _str(payload.get("item_id"))
+        return next((c for c in self._custom.values() if item_id and c.id == item_id), None)
+
+    def _custom_input(self, kind: str, payload: Mapping[str, Any], out: list[Item]) -> None:
+        """``response.custom_tool_call_input.delta`` / ``.done``."""
+        if kind.endswith(".delta"):
+            self._custom_delta(payload, out)
+            return
+        custom = self._custom_of(payload)
+        if custom is not None:
+            self._custom_done(custom, payload.get("input"), out)
+
+    def _custom_delta(self, payload: Mapping[str, Any], out: list[Item]) -> None:
+        custom = self._custom_of(payload)
+        index = _int(payload.get("output_index"))
+        if custom is None and index is not None:  # no output_item.added came for it
+            custom = self._custom_start(index, {"id": payload.get("item_id")})
+        fragment = payload.get("delta")
+        if custom is None or custom.done or not isinstance(fragment, str) or not fragment:
+            return
+        if not custom.input.add(fragment):
+            out.append(
+                stream_quirk(
+                    "quirk-custom-call-unfinished",
+                    f"custom tool call {custom.call_id!r}: its input deltas passed "
+                    f"max_argument_chars ({custom.input.bound}); only a final .done or "
+                    "finished item can complete it",
+                )
+            )
+
+    def _custom_done(self, custom: _Custom, text: object, out: list[Item]) -> None:
+        """The custom call's input is complete: the final text when the server sent one
+        (it is the whole input), else the deltas."""
+        if custom.done:
+            return
+        if isinstance(text, str):
+            value = text
+        elif custom.input.cut:
+            return  # the deltas are not the whole input; a later final text may come
+        else:
+            value = custom.input.text()
+        custom.done = True
+        out.append(
+            CustomToolCall(
+                index=custom.index,
+                id=custom.id,
+                call_id=custom.call_id,
+                name=custom.name,
+                input=value,
+            )
+        )
+
     def _warn(self, item: _Item, code: str, message: str, out: list[Item]) -> None:
         if code in item.warned:
             return
@@ -287,4 +517,15 @@ class OpenAIResponsesAdapter(Adapter):
         return record.text()
 
     def close(self) -> list[Item]:
-        return [Finish()]
+        out: list[Item] = []
+        for custom in self._custom.values():
+            if not custom.done:
+                out.append(
+                    stream_quirk(
+                        "quirk-custom-call-unfinished",
+                        f"custom tool call {custom.call_id!r} ({custom.name!r}) never "
+                        f"completed; {len(custom.input)} characters of input arrived",
+                    )
+                )
+        out.append(Finish())
+        return out

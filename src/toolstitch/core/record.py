@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from toolstitch.vocab.call_events import CallState, ToolCall
+from toolstitch.vocab.limits import Limits
 
 __all__ = ["CallRecord", "CallRecords"]
 
@@ -80,4 +81,9 @@ class CallRecords(Protocol):
 
     def generated_id(self, index: int) -> str:
         """The id the core would give call ``index`` if it ended now without one."""
+        ...
+
+    @property
+    def limits(self) -> Limits:
+        """The bounds the core enforces (adapters bound their own buffers by them too)."""
         ...

@@ -50,6 +50,9 @@ Rules worth knowing:
   signature, a ``StitchResult.message()``) keeps it in ``AssistantMessage.parts``
   (``Reasoning``, ``TextPart``, ``FunctionCall``), and every writer follows it
   (docs/reasoning.md).
+* Responses custom tool calls (free-text input) are not ``FunctionCall``s: a streamed
+  ``CustomToolCall`` goes back as ``custom_call_item(call)`` and its answer as
+  ``custom_call_output(call_id, output)``, appended to the ``input`` items.
 
 Layout: ``_neutral`` holds the shape and the rules several forms share (arguments, content
 text, the OpenAI error prefix, grouped results); each wire form has its own module
@@ -79,7 +82,12 @@ from .bedrock import from_bedrock, to_bedrock
 from .gemini import from_gemini, to_gemini
 from .ollama import from_ollama, to_ollama
 from .openai_chat import from_openai_chat, to_openai_chat
-from .openai_responses import from_openai_responses, to_openai_responses
+from .openai_responses import (
+    custom_call_item,
+    custom_call_output,
+    from_openai_responses,
+    to_openai_responses,
+)
 
 __all__ = [
     "ERROR_PREFIX",
@@ -92,6 +100,8 @@ __all__ = [
     "TextPart",
     "ToolResult",
     "UserMessage",
+    "custom_call_item",
+    "custom_call_output",
     "from_anthropic",
     "from_bedrock",
     "from_gemini",

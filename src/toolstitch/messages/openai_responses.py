@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from toolstitch.vocab.stream_events import CustomToolCall
+
 from ._neutral import (
     SYSTEM_ROLES,
     AssistantMessage,
@@ -35,7 +37,7 @@ from ._neutral import (
     text_of,
 )
 
-__all__ = ["from_openai_responses", "to_openai_responses"]
+__all__ = ["custom_call_item", "custom_call_output", "from_openai_responses", "to_openai_responses"]
 
 
 def to_openai_responses(messages: Iterable[Message]) -> list[dict[str, Any]]:
@@ -174,3 +176,26 @@ def _read_call(raw: Mapping[str, Any], where: str) -> FunctionCall:
         name=str(raw.get("name") or ""),
         arguments=load_arguments(raw.get("arguments"), where),
     )
+
+
+# -- custom tool calls (free-text input, not JSON arguments) -------------------------------------
+
+
+def custom_call_item(call: CustomToolCall) -> dict[str, Any]:
+    """The ``custom_tool_call`` input item for a streamed ``CustomToolCall``, to send back
+    (after the turn's reasoning items) with its output on the next request. Its ``input``
+    is the text exactly as received."""
+    item: dict[str, Any] = {
+        "type": "custom_tool_call",
+        "call_id": call.call_id,
+        "name": call.name,
+        "input": call.input,
+    }
+    if call.id is not None:
+        item["id"] = call.id
+    return item
+
+
+def custom_call_output(call_id: str, output: str) -> dict[str, Any]:
+    """The ``custom_tool_call_output`` input item answering custom call ``call_id``."""
+    return {"type": "custom_tool_call_output", "call_id": call_id, "output": output}

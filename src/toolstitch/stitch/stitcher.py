@@ -49,6 +49,7 @@ from toolstitch.decode.sse import SSEDecoder
 from toolstitch.json.lexicon import WHITESPACE_BYTES
 from toolstitch.messages import AssistantMessage, FunctionCall, Reasoning, TextPart
 from toolstitch.stitch.driver import Driver
+from toolstitch.stitch.parallel import ParallelWrappers, declared_names, needed
 from toolstitch.stitch.recovery import tool_error_reply
 from toolstitch.vocab.call_events import (
     ArgumentsDelta,
@@ -63,6 +64,7 @@ from toolstitch.vocab.call_events import (
 from toolstitch.vocab.errors import StreamDecodeError, StreamError
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
+    CustomToolCall,
     FinishReason,
     ReasoningBlock,
     ReasoningDelta,
@@ -107,7 +109,9 @@ class StitchResult:
     the concatenated text deltas; ``reasoning_blocks`` every ``ReasoningBlock`` in stream
     order; ``finish_reason`` the first finish reason the provider gave; ``usage`` the
     provider's usage objects merged in arrival order; ``events`` and ``bytes`` how many
-    provider events and bytes were read; ``finished`` whether the stream was closed.
+    provider events and bytes were read; ``finished`` whether the stream was closed;
+    ``custom_calls`` the Responses custom tool calls (free-text input, never JSON arguments:
+    not among ``calls``), in stream order.
 
     ``parts`` is the assistant turn in the order the provider sent it: each reasoning block
     (at its end), each run of text (a ``TextPart``, with the signature that ended it when
@@ -130,6 +134,7 @@ class StitchResult:
     events: int = 0
     bytes: int = 0
     finished: bool = False
+    custom_calls: tuple[CustomToolCall, ...] = ()
 
     def message(self) -> AssistantMessage:
         """The assistant turn exactly as the provider needs it back on the next request
@@ -237,10 +242,19 @@ class Stitcher:
         )
         self.choice = choice
         _check_provider(provider)
+        # With declared tools, an undeclared multi_tool_use.parallel wrapper is expanded
+        # into its calls between the adapter and the core (stitch/parallel.py).
+        declared = declared_names(tools)
+        self._wrappers = (
+            ParallelWrappers(self.assembler, declared)
+            if declared is not None and needed(declared)
+            else None
+        )
         self.adapter: Adapter | None = None
         if provider != "auto":
             self.adapter = self._adapter(provider)
-        self._drive = Driver(self.assembler).drive
+        wrappers = self._wrappers
+        self._drive = Driver(self.assembler).drive if wrappers is None else wrappers.drive
         #: Provider events read so far (SSE messages, JSON array elements, NDJSON lines or fed
         #: objects).
         self.events_read = 0
@@ -275,6 +289,7 @@ class Stitcher:
         self._run: _TextRun | None = None  # the text run still open
         self._finish: str | None = None
         self._usage: dict[str, Any] | None = None
+        self._custom: list[CustomToolCall] = []
 
     # -- public -----------------------------------------------------------------------------
 
@@ -309,6 +324,7 @@ class Stitcher:
             events=self.events_read,
             bytes=self.bytes_read,
             finished=self._closed,
+            custom_calls=tuple(self._custom),
         )
 
     def _result_parts(self) -> tuple[ResultPart, ...]:
@@ -588,7 +604,8 @@ class Stitcher:
         return out
 
     def _adapter(self, provider: str) -> Adapter:
-        return ADAPTERS[provider](choice=self.choice, records=self.assembler)
+        records = self.assembler if self._wrappers is None else self._wrappers.records
+        return ADAPTERS[provider](choice=self.choice, records=records)
 
     def _observe(self, events: list[Event]) -> list[Event]:
         for event in events:
@@ -625,6 +642,8 @@ class Stitcher:
                 self._usage.update(event.usage)
             elif isinstance(event, ServerToolCall):
                 self._server.append(event)
+            elif isinstance(event, CustomToolCall):
+                self._custom.append(event)
             elif isinstance(event, StreamFailed):
                 self._errors += 1
                 if self._stream_error is None:
@@ -822,7 +841,7 @@ def stitch(
     Iterating yields every event as it becomes true: the core's call events (``CallStarted``,
     ``ArgumentsDelta``, ``ArgumentsValue``, ``CallReady``, ``CallDiscarded``, ``CallWarning``)
     and the stream events (``TextDelta``, ``ReasoningDelta``, ``FinishReason``, ``Usage``,
-    ``ServerToolCall``, ``StreamFailed``, ``StreamWarning``). ``.result`` is the
+    ``ServerToolCall``, ``CustomToolCall``, ``StreamFailed``, ``StreamWarning``). ``.result`` is the
     ``StitchResult`` (reading it first consumes the stream)::
 
         run = stitch(body)

@@ -30,6 +30,11 @@ class Limits:
         Characters of a call id (default 256).
     ``max_number_digits``
         Digits in one run of a number literal (default 4,000, at most 4,300).
+    ``max_reasoning_chars``
+        Characters of one reasoning block's text (and, apart, of its signature) that an
+        adapter collects for its ``ReasoningBlock`` (default 16 MiB of text). Past it the
+        block keeps what came before and the stream gets a warning
+        (``quirk-reasoning-over-limit``): such a block cannot be sent back as it was.
     """
 
     max_argument_chars: int = 16 * 1024 * 1024
@@ -38,6 +43,7 @@ class Limits:
     max_name_chars: int = 256
     max_id_chars: int = 256
     max_number_digits: int = 4000
+    max_reasoning_chars: int = 16 * 1024 * 1024
 
     def __post_init__(self) -> None:
         for field in fields(self):

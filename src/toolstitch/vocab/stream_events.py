@@ -18,6 +18,7 @@ from toolstitch.vocab.call_events import Event
 from toolstitch.vocab.errors import ProviderQuirk, StreamError, ToolCallError
 
 __all__ = [
+    "CustomToolCall",
     "FinishReason",
     "ReasoningBlock",
     "ReasoningDelta",
@@ -125,6 +126,24 @@ class ServerToolCall(StreamEvent):
     arguments: str
     parsed_arguments: dict[str, Any] | None = field(default=None, hash=False)
     error: ToolCallError | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CustomToolCall(StreamEvent):
+    """A call to a custom tool (Responses ``custom_tool_call``): its input is free text,
+    not JSON arguments, so it is never a ``ToolCall``. Reported once, when its input is
+    complete, for the caller to run and answer (a ``custom_tool_call_output`` with its
+    ``call_id``; see ``toolstitch.messages.custom_call_output``).
+
+    ``index`` is the item's ``output_index``; ``id`` the item id (``ctc_…``); ``call_id``
+    the id its output must reference; ``input`` the text exactly as sent.
+    """
+
+    index: int
+    id: str | None
+    call_id: str | None
+    name: str | None
+    input: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
