@@ -28,12 +28,21 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Generator,
+    Iterable,
+    Iterator,
+    Mapping,
+)
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from toolstitch.adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect
 from toolstitch.adapters._base import provider_error
+from toolstitch.adapters.openai_chat import sdk_chunk
 from toolstitch.core.assembler import Assembler
 from toolstitch.decode.jsonarray import JSONArrayDecoder
 from toolstitch.decode.sse import SSEDecoder
@@ -176,6 +185,7 @@ class Stitcher:
         self._queue: list[tuple[Mapping[str, Any], str | None]] = []
         self._closed = False
         self._verified = False  # a named provider was confirmed by the events
+        self._understood = False  # some event meant something (see ``_not_understood``)
         self._mismatch = False  # ... or contradicted by them
         # The result so far.
         self._order: dict[int, int] = {}
@@ -235,6 +245,10 @@ class Stitcher:
             chunk = data.encode() if isinstance(data, str) else bytes(data)
             return self._observe(self._bytes(chunk))
         self._set_mode("events")
+        data = sdk_chunk(data)  # the openai SDK's helper stream: its chunks, not its repeats
+        if data is None:
+            self.events_read += 1
+            return []
         payload = as_mapping(data)
         if payload is None:
             raise TypeError(
@@ -275,7 +289,21 @@ class Stitcher:
             )
         self._drive(self.adapter.close(), out)
         self._closed = True
-        return self._observe(out)
+        self._observe(out)
+        if not self._understood and self.events_read and not self._errors:
+            out.append(self._not_understood())
+            self._observe(out[-1:])
+        return out
+
+    def _not_understood(self) -> StreamFailed:
+        """The stream error for a stream of which nothing at all was understood."""
+        return StreamFailed(
+            error=StreamDecodeError(
+                f"nothing in the stream was understood as {self.provider}: none of its "
+                f"{self.events_read} events is part of that protocol (no call, text, finish "
+                "reason or usage); is it another provider's stream?"
+            )
+        )
 
     # -- bytes ------------------------------------------------------------------------------
 
@@ -333,6 +361,7 @@ class Stitcher:
     def _message(self, event: str, data: str, done: bool, out: list[Event]) -> None:
         self.events_read += 1
         if done or not data.strip():
+            self._understood = self._understood or done  # ``[DONE]`` is the protocol's
             return
         try:
             payload = json.loads(data)
@@ -364,7 +393,7 @@ class Stitcher:
             if not self._verified:
                 found = detect(payload, event)
                 if found is not None:
-                    self._verified = True
+                    self._verified = self._understood = True
                     if found != self.adapter.name:
                         self._mismatch = True
                         raise StreamDecodeError(
@@ -387,6 +416,7 @@ class Stitcher:
                 )
             return []
         adapter = self.adapter = self._adapter(provider)
+        self._understood = True
         out = []
         queued, self._queue = self._queue, []
         for item, name in queued:
@@ -398,6 +428,9 @@ class Stitcher:
         return ADAPTERS[provider](choice=self.choice, records=self.assembler)
 
     def _observe(self, events: list[Event]) -> list[Event]:
+        if events and not self._understood:
+            # Anything but a warning says the adapter understood an event.
+            self._understood = any(type(e) is not StreamWarning for e in events)
         for event in events:
             if type(event) is ArgumentsDelta:
                 continue  # the most frequent event, and nothing to note in the result
@@ -433,19 +466,48 @@ class Stitcher:
 # -- drivers ----------------------------------------------------------------------------------
 
 
+def _is_manager(source: object, enter: str, exit: str) -> bool:
+    """A context manager that is not itself the stream (an SDK's stream manager)."""
+    kind = type(source)
+    return callable(getattr(kind, enter, None)) and callable(getattr(kind, exit, None))
+
+
 def _sync_chunks(source: object) -> Iterator[object]:
+    """The pieces of a sync source. A stream manager (the ``openai`` SDK's
+    ``chat.completions.stream(...)``, the ``anthropic`` SDK's ``messages.stream(...)``: a
+    context manager that is not iterable) is entered here and exited when the stream ends,
+    or when this generator is closed or collected (``Stitch.close``, an abandoned run): its
+    connection is never left open."""
     if isinstance(source, (bytes, bytearray, memoryview, str)):
         yield source
         return
+    if isinstance(source, Iterable):
+        yield from source
+        return
     iter_bytes = getattr(source, "iter_bytes", None)
-    if callable(iter_bytes) and not isinstance(source, Iterable):
+    if callable(iter_bytes):
         yield from iter_bytes()
         return
-    if not isinstance(source, Iterable):
-        raise TypeError(
-            f"stitch() needs bytes or an iterable of bytes or events, got {type(source).__name__}"
-        )
-    yield from source
+    if _is_manager(source, "__enter__", "__exit__"):
+        with source as stream:  # type: ignore[attr-defined]
+            yield from _sync_chunks(stream)
+        return
+    raise TypeError(
+        f"stitch() needs bytes or an iterable of bytes or events, got {type(source).__name__}"
+    )
+
+
+async def _managed_chunks(manager: Any) -> AsyncIterator[object]:
+    """The pieces of an async stream manager (``AsyncChatCompletionStreamManager``,
+    ``AsyncMessageStreamManager``), entered here and exited when the stream ends, or when
+    this generator is closed (``AsyncStitch.aclose``) or finalised by the event loop."""
+    async with manager as stream:
+        if isinstance(stream, AsyncIterable):
+            async for item in stream:
+                yield item
+        else:
+            for item in _sync_chunks(stream):
+                yield item
 
 
 class _Run:
@@ -526,6 +588,20 @@ class Stitch(_Run, Iterator[Event]):
             return
         self._take(item)
 
+    def close(self) -> None:
+        """Stop reading the source and release it (a stream manager that ``stitch`` entered
+        is exited, so its connection closes). What was read stays: ``result`` then ends the
+        stream there (calls still open are resolved as at any end). Idempotent."""
+        chunks, self._chunks = self._chunks, iter(())
+        if isinstance(chunks, Generator):
+            chunks.close()
+
+    def __enter__(self) -> Stitch:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     @property
     def result(self) -> StitchResult:
         """The outcome. Reading it consumes whatever of the stream is left."""
@@ -563,6 +639,10 @@ class AsyncStitch(_Run, AsyncIterator[Event]):
                 self._aiter = source.__aiter__()
             elif callable(getattr(source, "aiter_bytes", None)):
                 self._aiter = source.aiter_bytes().__aiter__()  # type: ignore[attr-defined]
+            elif not isinstance(source, Iterable) and _is_manager(
+                source, "__aenter__", "__aexit__"
+            ):
+                self._aiter = _managed_chunks(source)
             else:
                 self._iter = _sync_chunks(source)
         try:
@@ -575,6 +655,24 @@ class AsyncStitch(_Run, AsyncIterator[Event]):
             self._take(None, end=True)
             return
         self._take(item)
+
+    async def aclose(self) -> None:
+        """Stop reading the source and release it (a stream manager that ``astitch``
+        entered is exited, so its connection closes; a sync source is closed as ``Stitch``
+        closes it). What was read stays: ``await collect()`` then ends the stream there.
+        Idempotent."""
+        aiter, self._aiter = self._aiter, None
+        chunks, self._iter = self._iter, iter(())
+        if isinstance(aiter, AsyncGenerator):
+            await aiter.aclose()
+        if isinstance(chunks, Generator):
+            chunks.close()
+
+    async def __aenter__(self) -> AsyncStitch:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
     @property
     def result(self) -> StitchResult:
