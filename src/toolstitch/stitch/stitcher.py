@@ -44,6 +44,7 @@ from toolstitch.adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect
 from toolstitch.adapters._base import provider_error
 from toolstitch.adapters.openai_chat import sdk_chunk
 from toolstitch.core.assembler import Assembler
+from toolstitch.core.ids import IdFactory
 from toolstitch.decode.jsonarray import JSONArrayDecoder
 from toolstitch.decode.sse import SSEDecoder
 from toolstitch.json.lexicon import WHITESPACE_BYTES
@@ -70,7 +71,7 @@ from toolstitch.vocab.stream_events import (
     Usage,
 )
 
-__all__ = ["AsyncStitch", "Stitch", "StitchResult", "Stitcher", "astitch", "stitch"]
+__all__ = ["AsyncStitch", "IdFactory", "Stitch", "StitchResult", "Stitcher", "astitch", "stitch"]
 
 #: Events buffered while the provider is still unknown; past this, the stream is not one of
 #: the known formats.
@@ -138,7 +139,8 @@ class Stitcher:
     certain and the arguments are checked against the tool's schema as they stream
     (``SchemaViolation``: a discard, or a ``CallWarning`` with ``on_schema_violation="warn"``);
     ``watch_strings`` streams ``ArgumentsValue`` events; ``calls`` then carries
-    ``partial_arguments``. See docs/schema.md.
+    ``partial_arguments``. See docs/schema.md. ``id_factory(index, position) -> str``, also
+    the ``Assembler``'s, makes the ids of calls that arrive without one (see docs/concepts.md).
 
     ``feed`` takes either bytes (``bytes``, ``bytearray``, ``memoryview``, or ``str`` text)
     or one event (a mapping, or an SDK object with ``model_dump``/``to_dict``), never both
@@ -158,6 +160,7 @@ class Stitcher:
         on_schema_violation: str = "discard",
         watch_strings: Mapping[str, Iterable[str]] | None = None,
         partial_arguments: bool | None = None,
+        id_factory: IdFactory | None = None,
     ) -> None:
         self.assembler = Assembler(
             limits=limits,
@@ -166,6 +169,7 @@ class Stitcher:
             on_schema_violation=on_schema_violation,
             watch_strings=watch_strings,
             partial_arguments=partial_arguments,
+            id_factory=id_factory,
         )
         self.choice = choice
         _check_provider(provider)
@@ -526,6 +530,7 @@ class _Run:
         on_schema_violation: str = "discard",
         watch_strings: Mapping[str, Iterable[str]] | None = None,
         partial_arguments: bool | None = None,
+        id_factory: IdFactory | None = None,
     ) -> None:
         self.stitcher = Stitcher(
             provider,
@@ -536,6 +541,7 @@ class _Run:
             on_schema_violation=on_schema_violation,
             watch_strings=watch_strings,
             partial_arguments=partial_arguments,
+            id_factory=id_factory,
         )
         self._source = source
         self._pending: deque[Event] = deque()
@@ -701,6 +707,7 @@ def stitch(
     on_schema_violation: str = "discard",
     watch_strings: Mapping[str, Iterable[str]] | None = None,
     partial_arguments: bool | None = None,
+    id_factory: IdFactory | None = None,
 ) -> Stitch:
     """Reassemble the tool calls of one streamed response; iterate it for the events.
 
@@ -712,7 +719,14 @@ def stitch(
     ``"openai-responses"``, ``"anthropic"``, ``"gemini"``. The keywords are ``Stitcher``'s:
     ``limits``, ``choice``, ``empty_arguments``, and the declared-tool options ``tools``,
     ``on_schema_violation``, ``watch_strings``, ``partial_arguments`` (as ``Assembler`` takes
-    them; see docs/schema.md).
+    them; see docs/schema.md), and ``id_factory``, the caller's ids for calls without one.
+
+    ``source`` may also be a stream *manager*, the ``openai`` SDK's
+    ``client.chat.completions.stream(...)`` or the ``anthropic`` SDK's
+    ``client.messages.stream(...)``: ``stitch`` enters it, reads the stream (the openai
+    helper stream's ``chunk`` events; the events that repeat them are skipped) and exits it
+    when the stream ends, on ``close()`` (or leaving ``with stitch(...) as run:``), or when
+    the run is abandoned, so its connection is always released.
 
     Iterating yields every event as it becomes true: the core's call events (``CallStarted``,
     ``ArgumentsDelta``, ``ArgumentsValue``, ``CallReady``, ``CallDiscarded``, ``CallWarning``)
@@ -735,6 +749,7 @@ def stitch(
         on_schema_violation=on_schema_violation,
         watch_strings=watch_strings,
         partial_arguments=partial_arguments,
+        id_factory=id_factory,
     )
 
 
@@ -749,9 +764,14 @@ def astitch(
     on_schema_violation: str = "discard",
     watch_strings: Mapping[str, Iterable[str]] | None = None,
     partial_arguments: bool | None = None,
+    id_factory: IdFactory | None = None,
 ) -> AsyncStitch:
     """The async twin of ``stitch``: ``source`` may also be an async iterable (e.g.
-    ``httpx.Response.aiter_bytes()``, an ``openai`` ``AsyncStream``)::
+    ``httpx.Response.aiter_bytes()``, an ``openai`` ``AsyncStream``) or an async stream
+    manager (``AsyncOpenAI().chat.completions.stream(...)``,
+    ``AsyncAnthropic().messages.stream(...)``), entered and exited as ``stitch`` does (on
+    ``await run.aclose()``, ``async with astitch(...) as run:``, or the loop's finaliser
+    for an abandoned run)::
 
         run = astitch(response.aiter_bytes())
         async for event in run:
@@ -768,4 +788,5 @@ def astitch(
         on_schema_violation=on_schema_violation,
         watch_strings=watch_strings,
         partial_arguments=partial_arguments,
+        id_factory=id_factory,
     )
