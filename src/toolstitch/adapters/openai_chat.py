@@ -97,10 +97,11 @@ class OpenAIChatAdapter(Adapter):
 
     def feed(self, payload: object, *, event: str | None = None) -> Iterable[Item]:
         """One chunk (a mapping, an SDK object, or an event of the SDK's helper stream)."""
-        if type(payload) is not dict:
-            payload = sdk_chunk(payload)
-            if payload is None:
-                return ()
+        if type(payload) is dict:  # the common case, directly
+            return self._feed(payload, event)
+        payload = sdk_chunk(payload)
+        if payload is None:
+            return ()
         return super().feed(payload, event=event)
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> Iterator[Item]:
