@@ -211,3 +211,22 @@ def test_tool_runner_takes_it_and_answers_a_discarded_call_under_it() -> None:
     assert [c["id"] for c in assistant["tool_calls"]] == ["mine-0-0", "mine-1-1"]
     answered = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
     assert answered == ["mine-0-0", "mine-1-1"]
+
+
+def test_messages_keep_a_factory_id_and_drop_only_toolstitch_ids() -> None:
+    # to_gemini leaves out the ids toolstitch generated (Gemini pairs calls by position);
+    # a factory's ids are the caller's own and are written as they are.
+    from toolstitch.messages import AssistantMessage, FunctionCall, to_gemini
+
+    default = stitch(GEMINI_TWO_CALLS).result.calls
+    chosen = stitch(GEMINI_TWO_CALLS, id_factory=named).result.calls
+
+    def written(calls: Any) -> list[object]:
+        turn = AssistantMessage(
+            tool_calls=tuple(FunctionCall(id=c.id, name=c.name, arguments={}) for c in calls)
+        )
+        _, contents = to_gemini([turn])
+        return [part["functionCall"].get("id") for part in contents[0]["parts"]]
+
+    assert written(default) == [None, None]
+    assert written(chosen) == ["mine-0-0", "mine-1-1"]

@@ -338,3 +338,25 @@ def test_what_counts_as_understood() -> None:
     assert failed.stream_error.code == "provider-error"
     # Another named provider: unknown events understood by nothing.
     assert stitch([{"foo": 1}], "anthropic").result.stream_error is not None
+
+
+def test_an_abandoned_async_run_exits_the_manager() -> None:
+    async def main() -> Watched:
+        async with (
+            ScriptedServer([CHAT.reply()]) as server,
+            openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="test") as client,
+        ):
+            manager = Watched(client.chat.completions.stream(model="m", messages=MESSAGES))
+            run = astitch(manager)
+            await run.__anext__()
+            del run
+            gc.collect()  # the loop's finaliser closes the run's generator: the manager exits
+            for _ in range(10):
+                if manager.exits:
+                    break
+                await asyncio.sleep(0)
+            return manager
+
+    manager = arun(main())
+    assert manager.exits == 1
+    assert manager.closed
