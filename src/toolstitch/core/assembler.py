@@ -136,7 +136,7 @@ class _Call:
         "type",
     )
 
-    def __init__(self, index: int, tokenizer: ArgumentsTokenizer, position: int) -> None:
+    def __init__(self, index: int, tokenizer: ArgumentsTokenizer, position: int = 0) -> None:
         self.index = index
         self.position = position  # 0-based order among the calls of the stream
         self.id: str | None = None
