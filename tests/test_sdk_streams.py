@@ -283,6 +283,13 @@ def test_an_event_that_is_not_a_chunk_leaves_a_warning() -> None:
     assert result.stream_error is None
 
 
+def test_choices_that_are_not_a_list_leave_a_warning() -> None:
+    chunk = {"choices": [{"index": 0, "delta": {"content": "a"}}]}
+    result = stitch([chunk, {"choices": {"index": 0}}], "openai-chat").result
+    assert result.text == "a"
+    assert quirk_codes(result) == ["quirk-unknown-chunk"]
+
+
 def test_many_unknown_events_leave_two_warnings_with_the_count() -> None:
     chunk = {"choices": [{"index": 0, "delta": {"content": "a"}}]}
     result = stitch([chunk, *[{"x": n} for n in range(50)]], "openai-chat").result

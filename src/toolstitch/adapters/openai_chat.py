@@ -129,6 +129,8 @@ class OpenAIChatAdapter(Adapter):
                 if index != self.choice:
                     continue
                 yield from self._choice(choice)
+        elif choices is not None:  # ``choices`` that is not a list: not a chunk either
+            yield from self._unknown(payload, event)
         usage = payload.get("usage")
         if usage is not None:
             usage_map = mapping(usage)
