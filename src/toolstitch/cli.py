@@ -2,7 +2,8 @@
 
     toolstitch replay FILE [--provider auto|openai-chat|openai-responses|anthropic|gemini|
                                        bedrock-converse|cohere-chat|ollama-chat]
-                           [--tools TOOLS.json] [--on-schema-violation discard|warn] [--json]
+                           [--tools TOOLS.json] [--on-schema-violation discard|warn]
+                           [--id-prefix PREFIX] [--json]
     toolstitch demo [EXAMPLE]
     toolstitch                      (the demo)
 
@@ -12,7 +13,10 @@ the stream's end; discarded calls with their errors and caret snippets; warnings
 stream's error; the text. ``--json`` prints exactly one JSON object (see ``report``).
 ``--tools`` declares the tools the model was given, as ``Assembler(tools=...)`` takes them:
 calls to unknown tools and calls that break their schema then show as discarded (or, with
-``--on-schema-violation warn``, as warnings), like any other.
+``--on-schema-violation warn``, as warnings), like any other. ``--id-prefix PREFIX`` gives
+calls that arrive without an id ``PREFIX<position>`` (their 0-based order in the stream)
+instead of ``toolstitch_call_<index>``: ``Stitcher(id_factory=...)`` for the one kind of
+factory a command line can state.
 Exit status: 0 when the stream was read (even if calls were discarded), 2 for an unreadable
 file, a ``--tools`` file that is not a tool list, or an unknown format, with a one-line
 message on stderr.
@@ -31,7 +35,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, TextIO
 
-from toolstitch.stitch.stitcher import Stitcher, StitchResult
+from toolstitch.stitch.stitcher import IdFactory, Stitcher, StitchResult
 from toolstitch.vocab.call_events import (
     ArgumentsDelta,
     CallDiscarded,
@@ -133,7 +137,18 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {"on_schema_violation": args.on_schema_violation}
     if args.tools is not None:
         options["tools"] = _tools(args.tools)
+    if args.id_prefix is not None:
+        options["id_factory"] = _prefixed(args.id_prefix)
     return options
+
+
+def _prefixed(prefix: str) -> IdFactory:
+    """The ``--id-prefix`` factory: ``PREFIX<position>``."""
+
+    def factory(index: int, position: int) -> str:
+        return f"{prefix}{position}"
+
+    return factory
 
 
 # -- JSON ------------------------------------------------------------------------------------
@@ -447,6 +462,12 @@ def _parser() -> argparse.ArgumentParser:
         default="discard",
         help="with --tools, what a call that breaks its schema gets: discarded (the default) "
         "or a warning",
+    )
+    replay.add_argument(
+        "--id-prefix",
+        metavar="PREFIX",
+        help="ids for calls that arrive without one: PREFIX followed by the call's 0-based "
+        "position in the stream (default: toolstitch_call_<index>)",
     )
     replay.add_argument("--json", action="store_true", help="print exactly one JSON object instead")
     demo = commands.add_parser(

@@ -60,6 +60,8 @@ def detect(payload: Mapping[str, Any], event: str | None = None) -> str | None:
         return "anthropic"
     if isinstance(kind, str) and kind.startswith("response."):
         return "openai-responses"
+    if kind == "chunk" and isinstance(payload.get("chunk"), Mapping):
+        return "openai-chat"  # the openai SDK's ChunkEvent, dumped to a dict
     if "candidates" in payload or "usageMetadata" in payload or "promptFeedback" in payload:
         return "gemini"
     if "usage_metadata" in payload or "prompt_feedback" in payload:

@@ -6,6 +6,15 @@ What arrives: ``chat.completion.chunk`` objects, ``{"choices": [{"index", "delta
 ``data: [DONE]`` (handled by the stream decoder). An error may arrive instead of a chunk,
 as ``{"error": {...}}`` (Groq sends it as ``event: error``).
 
+The openai SDK's helper stream (``client.chat.completions.stream(...)``, a
+``ChatCompletionStream``) wraps each raw chunk in a ``ChunkEvent`` (``type == "chunk"``, the
+chunk in ``.chunk``) and adds events of its own (``content.delta``,
+``tool_calls.function.arguments.done``...) that only repeat what the chunks say:
+``sdk_chunk`` unwraps the first and drops the others (``HELPER_EVENTS``), as objects or as
+dicts, so nothing is counted twice. Any other event that is not a chunk (no ``choices``,
+``usage`` or ``error``) leaves a ``StreamWarning`` (``quirk-unknown-event``): nothing
+vanishes silently.
+
 Tool-call entries go through this provider's quirk layer (``_openai_chat_quirks.ChatQuirks``),
 which normalises what servers bend and warns about it, reading the core's record of each call.
 The adapter follows one choice (``choice``, default 0); the others are ignored. ``feed`` and
@@ -14,8 +23,8 @@ The adapter follows one choice (``choice``, default 0); the others are ignored. 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Final
 
 from toolstitch.core.instructions import Item
 from toolstitch.core.record import CallRecords
@@ -28,10 +37,48 @@ from toolstitch.vocab.stream_events import (
 )
 from toolstitch.vocab.text import ChunkedText
 
-from ._base import Adapter, mapping, provider_error
-from ._openai_chat_quirks import CODES, ChatQuirks
+from ._base import Adapter, mapping, provider_error, stream_quirk
+from ._openai_chat_quirks import CODES as _QUIRK_CODES
+from ._openai_chat_quirks import ChatQuirks
 
-__all__ = ["CODES", "OpenAIChatAdapter"]
+__all__ = ["CODES", "HELPER_EVENTS", "OpenAIChatAdapter", "sdk_chunk"]
+
+#: The ``quirk-…`` codes of OpenAI Chat Completions streams: the quirk layer's (this module
+#: emits only the shared ``quirk-unknown-event`` besides, ``adapters._base.SHARED_CODES``).
+CODES: Final[dict[str, str]] = dict(_QUIRK_CODES)
+
+#: The ``type`` of the openai SDK's ``ChatCompletionStream`` events that repeat what the raw
+#: chunks (its ``chunk`` events) already say: skipped, never counted twice.
+HELPER_EVENTS: Final = frozenset(
+    {
+        "content.delta",
+        "content.done",
+        "refusal.delta",
+        "refusal.done",
+        "tool_calls.function.arguments.delta",
+        "tool_calls.function.arguments.done",
+        "logprobs.content.delta",
+        "logprobs.content.done",
+        "logprobs.refusal.delta",
+        "logprobs.refusal.done",
+    }
+)
+
+
+def sdk_chunk(event: object) -> object | None:
+    """An event of the openai SDK's helper stream, unwrapped: the raw chunk a ``ChunkEvent``
+    carries; ``None`` for a helper event (``HELPER_EVENTS``); anything else as it is.
+
+    Read by attribute, before any conversion, so that the helper events' snapshots (the
+    whole text so far, on every event) are never dumped.
+    """
+    kind = getattr(event, "type", None)
+    if kind == "chunk":
+        chunk = getattr(event, "chunk", None)
+        return event if chunk is None else chunk
+    if kind in HELPER_EVENTS:
+        return None
+    return event
 
 
 class OpenAIChatAdapter(Adapter):
@@ -46,8 +93,27 @@ class OpenAIChatAdapter(Adapter):
         # one block's text (the same text its ReasoningDelta events carry), and its key.
         self._reasoning: ChunkedText | None = None
         self._reasoning_key = "reasoning_content"
+        self.unknown = 0  # events that were not chunks (``quirk-unknown-event``)
+
+    def feed(self, payload: object, *, event: str | None = None) -> Iterable[Item]:
+        """One chunk (a mapping, an SDK object, or an event of the SDK's helper stream)."""
+        if type(payload) is dict:  # the common case, directly
+            return self._feed(payload, event)
+        payload = sdk_chunk(payload)
+        if payload is None:
+            return ()
+        return super().feed(payload, event=event)
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> Iterator[Item]:
+        if "choices" not in payload and "usage" not in payload:
+            kind = payload.get("type")
+            if kind == "chunk" and "chunk" in payload:  # an SDK ChunkEvent, dumped
+                payload = mapping(payload["chunk"])
+            elif kind in HELPER_EVENTS:
+                return
+            elif "error" not in payload and event != "error":
+                yield from self._unknown(payload, event)
+                return
         if "error" in payload and not payload.get("choices"):
             if payload["error"] is not None or event == "error":
                 yield provider_error(payload["error"])
@@ -63,6 +129,8 @@ class OpenAIChatAdapter(Adapter):
                 if index != self.choice:
                     continue
                 yield from self._choice(choice)
+        elif choices is not None:  # ``choices`` that is not a list: not a chunk either
+            yield from self._unknown(payload, event)
         usage = payload.get("usage")
         if usage is not None:
             usage_map = mapping(usage)
@@ -111,7 +179,31 @@ class OpenAIChatAdapter(Adapter):
         assert text is not None
         return ReasoningBlock(text=text.text(), kind=self._reasoning_key)
 
+    def _unknown(self, payload: Mapping[str, Any], event: str | None) -> Iterator[Item]:
+        """An event that is not a chunk: the first one is reported as it comes, how many in
+        all at the close (two warnings at most, whatever the stream holds)."""
+        self.unknown += 1
+        if self.unknown == 1:
+            kind = payload.get("type")
+            what = (
+                f"type {kind!r}"
+                if isinstance(kind, str)
+                else f"keys {sorted(map(str, payload))[:8]}"
+                if payload
+                else "no keys"
+            )
+            named = f" (SSE event {event!r})" if event else ""
+            yield stream_quirk(
+                "quirk-unknown-event",
+                f"an event that is not a chat completion chunk ({what}){named} was ignored",
+            )
+
     def close(self) -> Iterator[Item]:
         if self._reasoning is not None:
             yield self._reasoning_block()
+        if self.unknown > 1:
+            yield stream_quirk(
+                "quirk-unknown-event",
+                f"{self.unknown} events in all were not chat completion chunks; ignored",
+            )
         yield from self.quirks.close()

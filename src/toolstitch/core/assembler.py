@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolstitch.core.deltas import Delta, delta_fields
-from toolstitch.core.ids import GENERATED_ID_PREFIX, generated_id
+from toolstitch.core.ids import GENERATED_ID_PREFIX, IdFactory, check_id_factory, generated_id
 from toolstitch.core.machine import (
     EMPTY,
     MISSING_NAME,
@@ -125,6 +125,7 @@ class _Call:
         "id",
         "index",
         "name",
+        "position",
         "ready_length",
         "result",
         "schema_warnings",
@@ -135,8 +136,9 @@ class _Call:
         "type",
     )
 
-    def __init__(self, index: int, tokenizer: ArgumentsTokenizer) -> None:
+    def __init__(self, index: int, tokenizer: ArgumentsTokenizer, position: int = 0) -> None:
         self.index = index
+        self.position = position  # 0-based order among the calls of the stream
         self.id: str | None = None
         self.type: str | None = None
         self.name = ""
@@ -208,6 +210,12 @@ class Assembler:
     on). ``partial_arguments`` keeps ``CallSnapshot.partial_arguments`` (on by default with
     ``tools`` or ``watch_strings``); ``watch_strings`` maps tool names to JSON Pointers of
     strings to stream as ``ArgumentsValue`` events. See docs/schema.md.
+
+    ``id_factory(index, position) -> str`` makes the id of a call that ends complete without
+    one (``position``: its 0-based order among the calls of the stream), instead of
+    ``toolstitch_call_<index>``; an id already used in the stream is suffixed ``-2``,
+    ``-3``…, and a factory that returns anything but a non-empty ``str`` raises
+    ``UsageError`` from the ``feed``/``finish`` that needed the id (see docs/concepts.md).
     """
 
     __slots__ = (
@@ -216,6 +224,7 @@ class Assembler:
         "_discarded_overflow",
         "_empty_arguments",
         "_empty_parsed",
+        "_id_factory",
         "_json_listener",
         "_last",
         "_limits",
@@ -235,7 +244,9 @@ class Assembler:
         on_schema_violation: str = "discard",
         watch_strings: Mapping[str, Iterable[str]] | None = None,
         partial_arguments: bool | None = None,
+        id_factory: IdFactory | None = None,
     ) -> None:
+        self._id_factory = check_id_factory(id_factory)
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
         self._limits = limits or _DEFAULT_LIMITS
@@ -299,8 +310,12 @@ class Assembler:
         return self._calls.get(index)
 
     def generated_id(self, index: int) -> str:
-        """The id call ``index`` would get if it ended now without one (``CallRecords``)."""
-        return generated_id(index, self._by_id)
+        """The id call ``index`` would get if it ended now without one (``CallRecords``):
+        made as at the close, with the call's position (the next position for an index not
+        seen yet)."""
+        call = self._calls.get(index)
+        position = len(self._calls) if call is None else call.position
+        return generated_id(index, self._by_id, factory=self._id_factory, position=position)
 
     def complete(self) -> list[ToolCall]:
         """The complete calls, sorted by index."""
@@ -538,6 +553,7 @@ class Assembler:
                 max_number_digits=limits.max_number_digits,
                 listener=None if listener is None else _bind_listener(listener, index),
             ),
+            len(self._calls),
         )
         self._calls[index] = call
         self._open += 1
@@ -695,7 +711,9 @@ class Assembler:
         if self._tools is not None and not self._checked_at_close(call, parsed, events):
             return
         if call.id is None:
-            call.id = generated_id(call.index, self._by_id)
+            call.id = generated_id(
+                call.index, self._by_id, factory=self._id_factory, position=call.position
+            )
             self._by_id[call.id] = call
         call.tokenizer.close()
         signature, caller = self._notes.pop(call.index, _NO_NOTE) if self._notes else _NO_NOTE

@@ -32,7 +32,8 @@ Rules worth knowing:
 * Gemini calls may have no id: reading, a call without one gets
   ``f"{GENERATED_ID_PREFIX}{n}"`` (``n`` counts the calls of the conversation) and each
   ``functionResponse`` without one is paired *by position* with the calls of the model turn
-  before it; writing, such generated ids are left out again. ``thoughtSignature`` values are
+  before it; writing, such generated ids are left out again (ids an ``id_factory`` made are
+  the caller's own: written as they are). ``thoughtSignature`` values are
   carried on ``FunctionCall.signature``, ``Reasoning.signature`` and
   ``AssistantMessage.signature`` (the text part's) and written back where they came from.
 * Ollama calls may have no id either (generated the same way when read, left out when

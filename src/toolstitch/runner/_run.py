@@ -59,7 +59,7 @@ from toolstitch.messages import (
     tool_error,
 )
 from toolstitch.stitch.recovery import UNKNOWN_TOOL_NAME, tool_error_reply
-from toolstitch.stitch.stitcher import Stitcher, StitchResult
+from toolstitch.stitch.stitcher import IdFactory, Stitcher, StitchResult
 from toolstitch.vocab.call_events import (
     CallDiscarded,
     CallReady,
@@ -520,7 +520,9 @@ class _Round:
 
     def _discarded_result(self, slot: _Slot, discarded: CallDiscarded) -> ToolResult:
         """The error result for a call the core discarded (its id, or a generated one)."""
-        reply = tool_error_reply(discarded)
+        # A call without id is answered under the id the core would have given it.
+        fallback = None if discarded.id else self.stitcher.assembler.generated_id(discarded.index)
+        reply = tool_error_reply(discarded, fallback_id=fallback)
         error = discarded.error
         if isinstance(error, UnknownTool):
             slot.code = error.code
@@ -690,7 +692,9 @@ class ToolRunner:
     tool is validated by pydantic, which decides what runs: its schema is checked by the
     core in addition only under ``"warn"`` (as warnings), since a discard would overrule
     pydantic's own (lax) validation. ``limits``, ``watch_strings`` and ``partial_arguments``
-    go to the core as they are (see docs/schema.md).
+    go to the core as they are (see docs/schema.md); so does ``id_factory(index, position)``,
+    the ids of calls that arrive without one (each round is a stream of its own: a factory
+    that must give ids unique across rounds keeps its own counter or uses uuids).
     """
 
     def __init__(
@@ -706,6 +710,7 @@ class ToolRunner:
         on_schema_violation: str = "discard",
         watch_strings: Mapping[str, Iterable[str]] | None = None,
         partial_arguments: bool | None = None,
+        id_factory: IdFactory | None = None,
     ) -> None:
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
@@ -733,6 +738,7 @@ class ToolRunner:
             "on_schema_violation": on_schema_violation,
             "watch_strings": watch_strings,
             "partial_arguments": partial_arguments,
+            "id_factory": id_factory,
         }
         Stitcher(**self._stitch_options)  # refuse bad options here, not in the first round
 

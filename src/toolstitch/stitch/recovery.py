@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolstitch.core.ids import GENERATED_ID_PREFIX
+from toolstitch.core.ids import generated_id
 from toolstitch.vocab.call_events import CallDiscarded
 from toolstitch.vocab.errors import (
     LimitExceeded,
@@ -127,14 +127,16 @@ def tool_error_reply(event: CallDiscarded, *, fallback_id: str | None = None) ->
     """The reply to send for the discarded call ``event`` (see ``ToolErrorReply``).
 
     ``fallback_id`` is used when the call never received an id (pass the id your provider
-    expects, if it assigned one some other way); without it the id is generated. Raises
+    expects, if it assigned one some other way; with an ``id_factory``, pass
+    ``stitcher.assembler.generated_id(event.index)``, the id the factory gives that call, as
+    ``ToolRunner`` does); without it the id is generated. Raises
     ``TypeError`` if ``event`` is not a ``CallDiscarded``.
     """
     if not isinstance(event, CallDiscarded):
         raise TypeError(f"tool_error_reply needs a CallDiscarded, got {type(event).__name__}")
     if fallback_id is not None and (not isinstance(fallback_id, str) or not fallback_id):
         raise ValueError("fallback_id must be a non-empty str or None")
-    call_id = event.id or fallback_id or f"{GENERATED_ID_PREFIX}{event.index}"
+    call_id = event.id or fallback_id or generated_id(event.index, ())
     received_name = event.name or ""
     name = received_name if _SAFE_NAME.fullmatch(received_name) else UNKNOWN_TOOL_NAME
     error = event.error

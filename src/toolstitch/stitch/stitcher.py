@@ -30,13 +30,23 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Generator,
+    Iterable,
+    Iterator,
+    Mapping,
+)
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
 
 from toolstitch.adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect
 from toolstitch.adapters._base import provider_error
+from toolstitch.adapters.openai_chat import sdk_chunk
 from toolstitch.core.assembler import Assembler
+from toolstitch.core.ids import IdFactory
 from toolstitch.decode.eventstream import (
     PRELUDE_BYTES,
     EventStreamDecoder,
@@ -78,6 +88,7 @@ from toolstitch.vocab.stream_events import (
 
 __all__ = [
     "AsyncStitch",
+    "IdFactory",
     "ResultPart",
     "Stitch",
     "StitchResult",
@@ -211,7 +222,8 @@ class Stitcher:
     certain and the arguments are checked against the tool's schema as they stream
     (``SchemaViolation``: a discard, or a ``CallWarning`` with ``on_schema_violation="warn"``);
     ``watch_strings`` streams ``ArgumentsValue`` events; ``calls`` then carries
-    ``partial_arguments``. See docs/schema.md.
+    ``partial_arguments``. See docs/schema.md. ``id_factory(index, position) -> str``, also
+    the ``Assembler``'s, makes the ids of calls that arrive without one (see docs/concepts.md).
 
     ``feed`` takes either bytes (``bytes``, ``bytearray``, ``memoryview``, or ``str`` text)
     or one event (a mapping, or an SDK object with ``model_dump``/``to_dict``), never both
@@ -231,6 +243,7 @@ class Stitcher:
         on_schema_violation: str = "discard",
         watch_strings: Mapping[str, Iterable[str]] | None = None,
         partial_arguments: bool | None = None,
+        id_factory: IdFactory | None = None,
     ) -> None:
         self.assembler = Assembler(
             limits=limits,
@@ -239,6 +252,7 @@ class Stitcher:
             on_schema_violation=on_schema_violation,
             watch_strings=watch_strings,
             partial_arguments=partial_arguments,
+            id_factory=id_factory,
         )
         self.choice = choice
         _check_provider(provider)
@@ -270,6 +284,7 @@ class Stitcher:
         self._queue: list[tuple[Mapping[str, Any], str | None]] = []
         self._closed = False
         self._verified = False  # a named provider was confirmed by the events
+        self._understood = False  # some event meant something (see ``_not_understood``)
         self._mismatch = False  # ... or contradicted by them
         # The result so far.
         self._order: dict[int, int] = {}
@@ -376,6 +391,10 @@ class Stitcher:
             chunk = data.encode() if isinstance(data, str) else bytes(data)
             return self._observe(self._bytes(chunk))
         self._set_mode("events")
+        data = sdk_chunk(data)  # the openai SDK's helper stream: its chunks, not its repeats
+        if data is None:
+            self.events_read += 1
+            return []
         payload = as_mapping(data)
         if payload is None:
             raise TypeError(
@@ -406,7 +425,21 @@ class Stitcher:
             )
         self._drive(self.adapter.close(), out)
         self._closed = True
-        return self._observe(out)
+        self._observe(out)
+        if not self._understood and self.events_read and not self._errors:
+            out.append(self._not_understood())
+            self._observe(out[-1:])
+        return out
+
+    def _not_understood(self) -> StreamFailed:
+        """The stream error for a stream of which nothing at all was understood."""
+        return StreamFailed(
+            error=StreamDecodeError(
+                f"nothing in the stream was understood as {self.provider}: none of its "
+                f"{self.events_read} events is part of that protocol (no call, text, finish "
+                "reason or usage); is it another provider's stream?"
+            )
+        )
 
     # -- bytes ------------------------------------------------------------------------------
 
@@ -507,6 +540,7 @@ class Stitcher:
     def _message(self, event: str, data: str, done: bool, out: list[Event]) -> None:
         self.events_read += 1
         if done or not data.strip():
+            self._understood = self._understood or done  # ``[DONE]`` is the protocol's
             return
         try:
             payload = json.loads(data)
@@ -573,7 +607,7 @@ class Stitcher:
             if not self._verified:
                 found = detect(payload, event)
                 if found is not None:
-                    self._verified = True
+                    self._verified = self._understood = True
                     if found != self.adapter.name:
                         self._mismatch = True
                         raise StreamDecodeError(
@@ -596,6 +630,7 @@ class Stitcher:
                 )
             return []
         adapter = self.adapter = self._adapter(provider)
+        self._understood = True
         out = []
         queued, self._queue = self._queue, []
         for item, name in queued:
@@ -608,6 +643,9 @@ class Stitcher:
         return ADAPTERS[provider](choice=self.choice, records=records)
 
     def _observe(self, events: list[Event]) -> list[Event]:
+        if events and not self._understood:
+            # Anything but a warning says the adapter understood an event.
+            self._understood = any(type(e) is not StreamWarning for e in events)
         for event in events:
             if type(event) is ArgumentsDelta:
                 continue  # the most frequent event, and nothing to note in the result
@@ -654,19 +692,48 @@ class Stitcher:
 # -- drivers ----------------------------------------------------------------------------------
 
 
+def _is_manager(source: object, enter: str, exit: str) -> bool:
+    """A context manager that is not itself the stream (an SDK's stream manager)."""
+    kind = type(source)
+    return callable(getattr(kind, enter, None)) and callable(getattr(kind, exit, None))
+
+
 def _sync_chunks(source: object) -> Iterator[object]:
+    """The pieces of a sync source. A stream manager (the ``openai`` SDK's
+    ``chat.completions.stream(...)``, the ``anthropic`` SDK's ``messages.stream(...)``: a
+    context manager that is not iterable) is entered here and exited when the stream ends,
+    or when this generator is closed or collected (``Stitch.close``, an abandoned run): its
+    connection is never left open."""
     if isinstance(source, (bytes, bytearray, memoryview, str)):
         yield source
         return
+    if isinstance(source, Iterable):
+        yield from source
+        return
     iter_bytes = getattr(source, "iter_bytes", None)
-    if callable(iter_bytes) and not isinstance(source, Iterable):
+    if callable(iter_bytes):
         yield from iter_bytes()
         return
-    if not isinstance(source, Iterable):
-        raise TypeError(
-            f"stitch() needs bytes or an iterable of bytes or events, got {type(source).__name__}"
-        )
-    yield from source
+    if _is_manager(source, "__enter__", "__exit__"):
+        with source as stream:  # type: ignore[attr-defined]
+            yield from _sync_chunks(stream)
+        return
+    raise TypeError(
+        f"stitch() needs bytes or an iterable of bytes or events, got {type(source).__name__}"
+    )
+
+
+async def _managed_chunks(manager: Any) -> AsyncIterator[object]:
+    """The pieces of an async stream manager (``AsyncChatCompletionStreamManager``,
+    ``AsyncMessageStreamManager``), entered here and exited when the stream ends, or when
+    this generator is closed (``AsyncStitch.aclose``) or finalised by the event loop."""
+    async with manager as stream:
+        if isinstance(stream, AsyncIterable):
+            async for item in stream:
+                yield item
+        else:
+            for item in _sync_chunks(stream):
+                yield item
 
 
 class _Run:
@@ -685,6 +752,7 @@ class _Run:
         on_schema_violation: str = "discard",
         watch_strings: Mapping[str, Iterable[str]] | None = None,
         partial_arguments: bool | None = None,
+        id_factory: IdFactory | None = None,
     ) -> None:
         self.stitcher = Stitcher(
             provider,
@@ -695,6 +763,7 @@ class _Run:
             on_schema_violation=on_schema_violation,
             watch_strings=watch_strings,
             partial_arguments=partial_arguments,
+            id_factory=id_factory,
         )
         self._source = source
         self._pending: deque[Event] = deque()
@@ -747,6 +816,20 @@ class Stitch(_Run, Iterator[Event]):
             return
         self._take(item)
 
+    def close(self) -> None:
+        """Stop reading the source and release it (a stream manager that ``stitch`` entered
+        is exited, so its connection closes). What was read stays: ``result`` then ends the
+        stream there (calls still open are resolved as at any end). Idempotent."""
+        chunks, self._chunks = self._chunks, iter(())
+        if isinstance(chunks, Generator):
+            chunks.close()
+
+    def __enter__(self) -> Stitch:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     @property
     def result(self) -> StitchResult:
         """The outcome. Reading it consumes whatever of the stream is left."""
@@ -784,6 +867,10 @@ class AsyncStitch(_Run, AsyncIterator[Event]):
                 self._aiter = source.__aiter__()
             elif callable(getattr(source, "aiter_bytes", None)):
                 self._aiter = source.aiter_bytes().__aiter__()  # type: ignore[attr-defined]
+            elif not isinstance(source, Iterable) and _is_manager(
+                source, "__aenter__", "__aexit__"
+            ):
+                self._aiter = _managed_chunks(source)
             else:
                 self._iter = _sync_chunks(source)
         try:
@@ -796,6 +883,24 @@ class AsyncStitch(_Run, AsyncIterator[Event]):
             self._take(None, end=True)
             return
         self._take(item)
+
+    async def aclose(self) -> None:
+        """Stop reading the source and release it (a stream manager that ``astitch``
+        entered is exited, so its connection closes; a sync source is closed as ``Stitch``
+        closes it). What was read stays: ``await collect()`` then ends the stream there.
+        Idempotent."""
+        aiter, self._aiter = self._aiter, None
+        chunks, self._iter = self._iter, iter(())
+        if isinstance(aiter, AsyncGenerator):
+            await aiter.aclose()
+        if isinstance(chunks, Generator):
+            chunks.close()
+
+    async def __aenter__(self) -> AsyncStitch:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
     @property
     def result(self) -> StitchResult:
@@ -824,6 +929,7 @@ def stitch(
     on_schema_violation: str = "discard",
     watch_strings: Mapping[str, Iterable[str]] | None = None,
     partial_arguments: bool | None = None,
+    id_factory: IdFactory | None = None,
 ) -> Stitch:
     """Reassemble the tool calls of one streamed response; iterate it for the events.
 
@@ -836,7 +942,14 @@ def stitch(
     or one of ``toolstitch.adapters.PROVIDERS``. The keywords are ``Stitcher``'s:
     ``limits``, ``choice``, ``empty_arguments``, and the declared-tool options ``tools``,
     ``on_schema_violation``, ``watch_strings``, ``partial_arguments`` (as ``Assembler`` takes
-    them; see docs/schema.md).
+    them; see docs/schema.md), and ``id_factory``, the caller's ids for calls without one.
+
+    ``source`` may also be a stream *manager*, the ``openai`` SDK's
+    ``client.chat.completions.stream(...)`` or the ``anthropic`` SDK's
+    ``client.messages.stream(...)``: ``stitch`` enters it, reads the stream (the openai
+    helper stream's ``chunk`` events; the events that repeat them are skipped) and exits it
+    when the stream ends, on ``close()`` (or leaving ``with stitch(...) as run:``), or when
+    the run is abandoned, so its connection is always released.
 
     Iterating yields every event as it becomes true: the core's call events (``CallStarted``,
     ``ArgumentsDelta``, ``ArgumentsValue``, ``CallReady``, ``CallDiscarded``, ``CallWarning``)
@@ -859,6 +972,7 @@ def stitch(
         on_schema_violation=on_schema_violation,
         watch_strings=watch_strings,
         partial_arguments=partial_arguments,
+        id_factory=id_factory,
     )
 
 
@@ -873,9 +987,14 @@ def astitch(
     on_schema_violation: str = "discard",
     watch_strings: Mapping[str, Iterable[str]] | None = None,
     partial_arguments: bool | None = None,
+    id_factory: IdFactory | None = None,
 ) -> AsyncStitch:
     """The async twin of ``stitch``: ``source`` may also be an async iterable (e.g.
-    ``httpx.Response.aiter_bytes()``, an ``openai`` ``AsyncStream``)::
+    ``httpx.Response.aiter_bytes()``, an ``openai`` ``AsyncStream``) or an async stream
+    manager (``AsyncOpenAI().chat.completions.stream(...)``,
+    ``AsyncAnthropic().messages.stream(...)``), entered and exited as ``stitch`` does (on
+    ``await run.aclose()``, ``async with astitch(...) as run:``, or the loop's finaliser
+    for an abandoned run)::
 
         run = astitch(response.aiter_bytes())
         async for event in run:
@@ -892,4 +1011,5 @@ def astitch(
         on_schema_violation=on_schema_violation,
         watch_strings=watch_strings,
         partial_arguments=partial_arguments,
+        id_factory=id_factory,
     )
