@@ -22,6 +22,8 @@ import asyncio
 import inspect
 import json
 import re
+import sys
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +34,14 @@ import openai
 import pytest
 
 from toolstitch import stitch
+from toolstitch.decode.eventstream import EventStreamDecoder
 from toolstitch.decode.sse import SSEDecoder
 from toolstitch.testing import OpenAIChatScript, Reply, ScriptedServer
 
 ROOT = Path(__file__).resolve().parents[1]
+BEDROCK_BODY = (
+    ROOT / "tests" / "fixtures" / "bedrock-converse" / "reasoning-signed-then-call.eventstream"
+)
 PAGES = sorted(
     [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "docs" / "providers").glob("*.md")]
 )
@@ -206,13 +212,44 @@ def tool_deltas() -> list[dict[str, Any]]:
     return deltas
 
 
+class FakeBedrock:
+    """Stands for ``boto3.client("bedrock-runtime")``: ``converse_stream`` gives the events of
+    a Bedrock fixture (signed reasoning, then a call), as boto3 decodes them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.requests: list[dict[str, Any]] = []
+
+    def converse_stream(self, **request: Any) -> dict[str, Any]:
+        self.requests.append(request)
+        decoder = EventStreamDecoder()
+        frames = decoder.feed(BEDROCK_BODY.read_bytes()) + decoder.close()
+        events = []
+        for frame in frames:
+            payload = json.loads(frame.payload)
+            payload.pop("p", None)  # the padding boto3 drops
+            events.append({str(frame.headers[":event-type"]): payload})
+        return {"stream": iter(events)}
+
+
+def with_bedrock(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The Bedrock page's setting: a ``boto3`` whose client is ``FakeBedrock``, and a recorded
+    body named as the page names it, in the working directory."""
+    monkeypatch.setitem(sys.modules, "boto3", types.SimpleNamespace(client=FakeBedrock))
+    (tmp_path / "converse-stream.eventstream").write_bytes(BEDROCK_BODY.read_bytes())
+    monkeypatch.chdir(tmp_path)
+
+
 def get_weather(city: str) -> dict[str, Any]:
     return {"city": city, "temperature_c": 18}
 
 
 @pytest.fixture
-def harness(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def harness(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[Any]:
     page: str = request.param
+    if page == "docs/providers/bedrock-converse.md":
+        with_bedrock(monkeypatch, tmp_path)
     replies = [chat_stream().reply(), chat_stream().reply(), *PAGE_REPLIES.get(page, [])]
     with ScriptedServer(replies) as server:
         # An example that builds its own client from the environment reaches the server.
