@@ -660,33 +660,38 @@ class Stitcher:
                     self._place(event.index)
             elif isinstance(event, CallReady):
                 self._calls[event.call.index] = event.call
-            elif isinstance(event, (CallWarning, StreamWarning)):
-                self._warnings.append(event)
-            elif isinstance(event, CallDiscarded):
-                self._discarded.append(event)
-                # Never a call: its place among the calls is not needed (its part stays).
-                if self._order.pop(event.index, None) is None:  # discarded before it started
-                    self._place(event.index)
-            elif isinstance(event, ReasoningDelta):
-                self._reasoning.append(event.text)
-            elif isinstance(event, (ReasoningBlock, TextSignature)):
-                self._signed(event)
-            elif isinstance(event, FinishReason):
-                if self._finish is None:
-                    self._finish = event.reason
-            elif isinstance(event, Usage):
-                if self._usage is None:
-                    self._usage = {}
-                self._usage.update(event.usage)
-            elif isinstance(event, ServerToolCall):
-                self._server.append(event)
-            elif isinstance(event, CustomToolCall):
-                self._custom.append(event)
-            elif isinstance(event, StreamFailed):
-                self._errors += 1
-                if self._stream_error is None:
-                    self._stream_error = event.error
+            else:
+                self._observe_rare(event)
         return events
+
+    def _observe_rare(self, event: Event) -> None:
+        """What ``_observe`` notes of the events that come at most a few times per call."""
+        if isinstance(event, (CallWarning, StreamWarning)):
+            self._warnings.append(event)
+        elif isinstance(event, CallDiscarded):
+            self._discarded.append(event)
+            # Never a call: its place among the calls is not needed (its part stays).
+            if self._order.pop(event.index, None) is None:  # discarded before it started
+                self._place(event.index)
+        elif isinstance(event, ReasoningDelta):
+            self._reasoning.append(event.text)
+        elif isinstance(event, (ReasoningBlock, TextSignature)):
+            self._signed(event)
+        elif isinstance(event, FinishReason):
+            if self._finish is None:
+                self._finish = event.reason
+        elif isinstance(event, Usage):
+            if self._usage is None:
+                self._usage = {}
+            self._usage.update(event.usage)
+        elif isinstance(event, ServerToolCall):
+            self._server.append(event)
+        elif isinstance(event, CustomToolCall):
+            self._custom.append(event)
+        elif isinstance(event, StreamFailed):
+            self._errors += 1
+            if self._stream_error is None:
+                self._stream_error = event.error
 
 
 # -- drivers ----------------------------------------------------------------------------------
