@@ -100,7 +100,6 @@ _TOKEN_OR_SPACE: Final = frozenset(TOKEN_CHARS + WHITESPACE)
 # The pattern also matches the empty string, so ``match`` never returns None here.
 _body_match: Final[Callable[..., re.Match[str]]] = STRING_BODY.match  # type: ignore[assignment]
 _SLICE: Final = 16 * 1024
-QUOTE: Final = '"'
 # A held string body longer than this is handed to yajl before its closing quote arrives.
 _FLUSH_AT: Final = 64 * 1024
 _NOT_HELD: Final[list[str]] = []
@@ -297,13 +296,14 @@ class ArgumentsTokenizer:
     def feed(self, fragment: str) -> bool:
         """Validate the next non-empty fragment; ``True`` if it closes the object."""
         start_offset = self._offset
-        self._offset = start_offset + len(fragment)
+        stop = len(fragment)
+        self._offset = start_offset + stop
         if not self._started and self._begin(fragment):
             return False
         if self._in_string:
             if not self._tail:
                 end = _body_match(fragment).end()
-                if end == len(fragment):
+                if end == stop:
                     # The common case inside a long string: valid content, still open.
                     if self._listener is not None:
                         self._pending.append(fragment)
@@ -322,7 +322,6 @@ class ArgumentsTokenizer:
             head = ""
             begin = send_from = 0
         # Outside any string from ``begin`` on: find each string, hold back an unfinished one.
-        stop = len(fragment)
         plain_start = begin
         opened = -1  # where a string that stays open was opened in this fragment
         max_digits = self._max_digits
@@ -339,7 +338,7 @@ class ArgumentsTokenizer:
                 self._check_digits(fragment, plain_start, quote, start_offset)
             self._digit_run = 0
             end = _body_match(fragment, quote + 1).end()
-            if fragment.startswith(QUOTE, end):
+            if end < stop and fragment[end] == '"':  # (indexing beats startswith here)
                 plain_start = end + 1
                 continue
             end = self._string_end(fragment, quote + 1)
