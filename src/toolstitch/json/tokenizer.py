@@ -306,11 +306,7 @@ class ArgumentsTokenizer:
                 if end == stop:
                     # The common case inside a long string: valid content, still open.
                     if self._listener is not None:
-                        self._pending.append(fragment)
-                        self._loose += 1
-                        if self._loose >= JOIN_EVERY:
-                            self._hold("")
-                        self._listener([("string_part", fragment)])
+                        self._string_part(fragment)
                     return False
             else:
                 end = -1
@@ -364,6 +360,16 @@ class ArgumentsTokenizer:
             self._notify(fragment, kind, opened)
         self._events.clear()
         return closed
+
+    def _string_part(self, fragment: str) -> None:
+        """A whole fragment inside a string that stays open, for the listener: held, and
+        reported as a ``string_part``."""
+        assert self._listener is not None
+        self._pending.append(fragment)
+        self._loose += 1
+        if self._loose >= JOIN_EVERY:
+            self._hold("")
+        self._listener([("string_part", fragment)])
 
     def _begin(self, fragment: str) -> bool:
         """Check the start of the text; ``True`` while nothing but whitespace has come."""
