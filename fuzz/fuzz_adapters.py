@@ -24,8 +24,9 @@ import atheris
 from _harness import Ledger, known_bug
 
 with atheris.instrument_imports(include=["toolstitch"]):
-    from toolstitch import Assembler
+    from toolstitch import Assembler, Event
     from toolstitch.adapters import ADAPTERS, PROVIDERS
+    from toolstitch.stitch.driver import Driver
 
 KEYS = [
     "type",
@@ -177,7 +178,9 @@ def run(data: bytes, ledger: Ledger) -> None:
     if len(data) < 2:
         return
     provider = PROVIDERS[data[0] % len(PROVIDERS)]
-    adapter = ADAPTERS[provider](Assembler(), choice=data[1] % 3)
+    assembler = Assembler()
+    adapter = ADAPTERS[provider](choice=data[1] % 3, records=assembler)
+    drive = Driver(assembler).drive
     for name, payload in events(data[2:]):
         if not isinstance(payload, dict):
             try:
@@ -185,12 +188,14 @@ def run(data: bytes, ledger: Ledger) -> None:
             except TypeError:
                 continue
             raise AssertionError(f"{provider} accepted a {type(payload).__name__} event")
-        found = adapter.feed(payload, event=name)
-        ledger.take(found, {snap.index: snap.arguments for snap in adapter.assembler.calls})
-        assert adapter.assembler.pending == ledger.open
-    found = adapter.close()
-    ledger.take(found, {snap.index: snap.arguments for snap in adapter.assembler.calls})
-    assert adapter.assembler.pending == 0
+        found: list[Event] = []
+        drive(adapter.feed(payload, event=name), found)
+        ledger.take(found, {snap.index: snap.arguments for snap in assembler.calls})
+        assert assembler.pending == ledger.open
+    found = []
+    drive(adapter.close(), found)
+    ledger.take(found, {snap.index: snap.arguments for snap in assembler.calls})
+    assert assembler.pending == 0
     assert ledger.open == 0, "a call never ended"
 
 

@@ -27,7 +27,9 @@ from toolstitch import (
     StreamDecodeError,
     TrailingArguments,
 )
+from toolstitch.adapters import ADAPTERS, PROVIDERS
 from toolstitch.decode.sse import SSEDecoder
+from toolstitch.stitch.driver import Driver
 from toolstitch.stitch.stitcher import stitch
 
 
@@ -257,3 +259,27 @@ def test_bug8_replay_exits_cleanly(tmp_path: Path) -> None:
     path = tmp_path / "stream.sse"
     path.write_bytes(_anthropic_body(-1))
     assert cli.main(["replay", str(path), "--json"]) in (0, 2)  # InvalidDelta today
+
+
+# -- issue 11: the adapters' event-type sets, found by fuzz/fuzz_adapters.py ----------------
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize("kind", [{"a": 1}, ["x"], 3])
+def test_an_event_type_that_is_not_a_string_is_unknown_not_a_crash(
+    provider: str, kind: object
+) -> None:
+    # Each adapter looked the type up in a frozenset: a dict there raised TypeError.
+    assembler = Assembler()
+    adapter = ADAPTERS[provider](records=assembler)
+    out: list[Event] = []
+    drive = Driver(assembler).drive
+    drive(adapter.feed({"type": kind, "delta": {"type": kind}}), out)
+    drive(adapter.close(), out)
+    assert all(isinstance(event, Event) for event in out)
+
+
+def test_the_openai_chat_adapter_refuses_none_as_an_event() -> None:
+    # A None fed as an event was taken for a skipped SDK helper event and went unnoticed.
+    with pytest.raises(TypeError):
+        list(ADAPTERS["openai-chat"]().feed(None))

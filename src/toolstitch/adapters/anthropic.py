@@ -172,7 +172,9 @@ class AnthropicAdapter(Adapter):
             self._message_start(mapping(payload.get("message")), out)
         elif kind == "error" or event == "error":
             out.append(provider_error(payload.get("error", payload)))
-        elif kind not in KNOWN_EVENTS and kind not in SDK_HELPER_EVENTS:
+        elif not isinstance(kind, str) or (
+            kind not in KNOWN_EVENTS and kind not in SDK_HELPER_EVENTS
+        ):
             self._unknown_type("event", kind, out)
         return out
 
@@ -362,7 +364,7 @@ class AnthropicAdapter(Adapter):
                 out.append(TextDelta(text=text))
         elif kind == "thinking_delta" or kind == "signature_delta":
             self._thinking_delta(payload.get("index"), kind, delta, out)
-        elif kind not in KNOWN_DELTAS:
+        elif not isinstance(kind, str) or kind not in KNOWN_DELTAS:
             self._unknown_type("delta", kind, out)
 
     def _thinking_delta(

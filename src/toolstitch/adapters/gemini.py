@@ -54,7 +54,7 @@ from toolstitch.vocab.stream_events import (
 )
 from toolstitch.vocab.text import ChunkedText
 
-from ._base import Adapter, get, mapping, provider_error, quirk_warning
+from ._base import Adapter, compact_json, get, mapping, provider_error, quirk_warning
 
 __all__ = ["CODES", "GeminiAdapter", "PathError", "parse_json_path"]
 
@@ -386,7 +386,7 @@ class GeminiAdapter(Adapter):
             out.append(CallNote(index=index, signature=signature))
         if args is None:
             args = {}
-        text = json.dumps(args, separators=(",", ":"), ensure_ascii=False)
+        text = compact_json(args)
         out.append(Delta(index=index, id=call_id, name=name, arguments=text))
         out.append(EndCall(index))
 
@@ -431,7 +431,7 @@ class GeminiAdapter(Adapter):
     def _write_object(self, args: Mapping[str, Any], out: list[Item]) -> None:
         state = self._open
         assert state is not None
-        text = json.dumps(args, separators=(",", ":"), ensure_ascii=False)
+        text = compact_json(args)
         # Open the root and write the members verbatim; later partials cannot extend them.
         state.writer.stack.append(_Container(None, False))
         state.writer.stack[0].keys.update(str(k) for k in args)

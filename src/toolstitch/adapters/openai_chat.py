@@ -76,7 +76,7 @@ def sdk_chunk(event: object) -> object | None:
     if kind == "chunk":
         chunk = getattr(event, "chunk", None)
         return event if chunk is None else chunk
-    if kind in HELPER_EVENTS:
+    if isinstance(kind, str) and kind in HELPER_EVENTS:
         return None
     return event
 
@@ -99,17 +99,17 @@ class OpenAIChatAdapter(Adapter):
         """One chunk (a mapping, an SDK object, or an event of the SDK's helper stream)."""
         if type(payload) is dict:  # the common case, directly
             return self._feed(payload, event)
-        payload = sdk_chunk(payload)
-        if payload is None:
-            return ()
-        return super().feed(payload, event=event)
+        chunk = sdk_chunk(payload)
+        if chunk is None and payload is not None:
+            return ()  # a helper event that repeats the chunks
+        return super().feed(payload if chunk is None else chunk, event=event)
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> Iterator[Item]:
         if "choices" not in payload and "usage" not in payload:
             kind = payload.get("type")
             if kind == "chunk" and "chunk" in payload:  # an SDK ChunkEvent, dumped
                 payload = mapping(payload["chunk"])
-            elif kind in HELPER_EVENTS:
+            elif isinstance(kind, str) and kind in HELPER_EVENTS:
                 return
             elif "error" not in payload and event != "error":
                 yield from self._unknown(payload, event)

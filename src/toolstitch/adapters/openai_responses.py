@@ -220,12 +220,12 @@ class OpenAIResponsesAdapter(Adapter):
             self._text_done(payload, out)
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             self._completed(mapping(payload.get("response")), out)
-        elif kind in _CUSTOM_INPUT:
+        elif isinstance(kind, str) and kind in _CUSTOM_INPUT:
             self._custom_input(kind, payload, out)
         elif kind == "error" or event == "error":
             error = payload.get("error", payload)
             out.append(provider_error(error))
-        elif kind not in IGNORED:
+        elif not isinstance(kind, str) or kind not in IGNORED:
             self._unknown_event(kind, out)
         return out
 
