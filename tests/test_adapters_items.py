@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
+
+import pytest
 
 from toolstitch.adapters import (
     AnthropicAdapter,
@@ -16,7 +18,7 @@ from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import Arguments, EndCall, Finish, Item, ServerDelta, ServerEnd
 from toolstitch.vocab.call_events import CallState
 from toolstitch.vocab.limits import Limits
-from toolstitch.vocab.stream_events import FinishReason, TextDelta
+from toolstitch.vocab.stream_events import FinishReason, StreamWarning, TextDelta
 
 
 class _Record:
@@ -160,3 +162,30 @@ def test_gemini_items() -> None:
         FinishReason(reason="STOP"),
         Finish(),
     ]
+
+
+@pytest.mark.parametrize(
+    ("provider", "event"),
+    [
+        ("anthropic", lambda i: {"type": f"new_event_{i}"}),
+        ("openai-responses", lambda i: {"type": f"response.new_{i}"}),
+        ("cohere-chat", lambda i: {"type": f"new-event-{i}"}),
+        ("bedrock-converse", lambda i: {f"newEvent{i}": {}}),
+    ],
+)
+def test_unknown_kinds_are_reported_once_each_and_boundedly(
+    provider: str, event: Callable[[int], dict[str, object]]
+) -> None:
+    from toolstitch.adapters import ADAPTERS
+    from toolstitch.adapters._base import MAX_REPORTED_KINDS
+
+    adapter = ADAPTERS[provider]()
+    warnings = [
+        item
+        for i in [*range(3 * MAX_REPORTED_KINDS), 0, 1]
+        for item in adapter.feed(event(i))
+        if isinstance(item, StreamWarning)
+    ]
+    assert len(warnings) == MAX_REPORTED_KINDS  # one per kind, the repeats of 0 and 1 none
+    assert {w.error.code for w in warnings} == {"quirk-unknown-event"}
+    assert all(len(w.error.message) < 300 for w in warnings)

@@ -40,10 +40,12 @@ from toolstitch.vocab.stream_events import (
 from toolstitch.vocab.text import ChunkedText
 
 __all__ = [
+    "MAX_REPORTED_KINDS",
     "SHARED_CODES",
     "Adapter",
     "BoundedText",
     "ReasoningText",
+    "UnknownKinds",
     "as_mapping",
     "compact_json",
     "provider_error",
@@ -132,6 +134,41 @@ def quirk_warning(
 def stream_quirk(code: str, message: str) -> StreamWarning:
     """A ``StreamWarning`` carrying a ``ProviderQuirk`` (a quirk that concerns no call)."""
     return StreamWarning(error=ProviderQuirk(code, message))
+
+
+#: How many distinct kinds of unknown event an adapter reports per stream (``UnknownKinds``);
+#: a stream that invents kinds without end gets no more warnings, and memory stays bounded.
+MAX_REPORTED_KINDS: Final = 64
+
+#: How much of an unknown kind's ``repr`` a warning quotes (and ``UnknownKinds`` keeps).
+_KIND_CHARS: Final = 80
+
+
+def short_repr(value: object) -> str:
+    """``repr(value)``, cut to ``_KIND_CHARS`` characters (a kind quoted in a warning)."""
+    text = repr(value)
+    return text if len(text) <= _KIND_CHARS else text[: _KIND_CHARS - 1] + "…"
+
+
+class UnknownKinds:
+    """The kinds of event, block or delta an adapter does not read: each reported once per
+    stream as a ``quirk-unknown-event`` ``StreamWarning``, at most ``MAX_REPORTED_KINDS`` of
+    them (each key at most ``_KIND_CHARS`` characters)."""
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+
+    def report(self, what: str, kind: object, message: str, out: list[Item]) -> None:
+        """Report kind ``kind`` of ``what`` (``"event"``, ``"delta"``…) unless already
+        reported; ``message`` says what was done with it, after ``{what} {kind!r}``."""
+        key = f"{what}:{short_repr(kind)}"
+        seen = self._seen
+        if key in seen or len(seen) >= MAX_REPORTED_KINDS:
+            return
+        seen.add(key)
+        out.append(stream_quirk("quirk-unknown-event", f"{what} {short_repr(kind)} {message}"))
 
 
 class BoundedText:

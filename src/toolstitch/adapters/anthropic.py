@@ -61,7 +61,15 @@ from toolstitch.vocab.stream_events import (
     Usage,
 )
 
-from ._base import Adapter, BoundedText, mapping, provider_error, quirk_warning, stream_quirk
+from ._base import (
+    Adapter,
+    BoundedText,
+    UnknownKinds,
+    mapping,
+    provider_error,
+    quirk_warning,
+    stream_quirk,
+)
 
 __all__ = ["CODES", "KNOWN_EVENTS", "MESSAGE_EVENTS", "SDK_HELPER_EVENTS", "AnthropicAdapter"]
 
@@ -148,7 +156,7 @@ class AnthropicAdapter(Adapter):
         self._servers: list[_Block] = []  # server blocks of earlier messages, for close()
         self._cores: set[int] = set()  # call indices given out
         self._messages = 0  # message_start events seen
-        self._unknown: set[str] = set()  # unknown event / delta types already reported
+        self._unknown = UnknownKinds()  # unknown event / delta types, reported once each
         self._ids: set[str] = set()  # ids of the tool blocks seen (at most max_calls)
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
@@ -179,16 +187,11 @@ class AnthropicAdapter(Adapter):
         return out
 
     def _unknown_type(self, what: str, kind: object, out: list[Item]) -> None:
-        key = f"{what}:{kind!r}"
-        if key in self._unknown:
-            return
-        self._unknown.add(key)
-        out.append(
-            stream_quirk(
-                "quirk-unknown-event",
-                f"an Anthropic stream {what} of type {kind!r} is not part of the protocol; "
-                "it was skipped",
-            )
+        self._unknown.report(
+            f"an Anthropic stream {what} of type",
+            kind,
+            "is not part of the protocol; it was skipped",
+            out,
         )
 
     # -- messages ---------------------------------------------------------------------------

@@ -50,7 +50,7 @@ from toolstitch.vocab.stream_events import (
 )
 from toolstitch.vocab.text import ChunkedText
 
-from ._base import Adapter, mapping, provider_error, quirk_warning, stream_quirk
+from ._base import Adapter, UnknownKinds, mapping, provider_error, quirk_warning, stream_quirk
 
 __all__ = ["CODES", "EVENTS", "EXCEPTIONS", "BedrockConverseAdapter", "is_bedrock_event"]
 
@@ -90,8 +90,6 @@ EXCEPTIONS: Final = frozenset(
 EXCEPTION_EVENT: Final = "exception"
 
 _SERVER_KIND = "server_tool_use"
-#: Unknown kinds reported by name, at most, per stream (each is reported once).
-_MAX_REPORTED_KINDS: Final = 64
 
 
 def is_bedrock_event(payload: Mapping[str, Any], event: str | None = None) -> bool:
@@ -146,7 +144,8 @@ class BedrockConverseAdapter(Adapter):
         self._max_blocks = limits.max_calls
         self._blocks: dict[int, _Block] = {}  # open blocks with state, by block index
         self._cores: set[int] = set()  # call indices given out
-        self._warned: set[str] = set()  # codes (and unknown keys) reported once per stream
+        self._warned: set[str] = set()  # codes reported once per stream
+        self._unknown_kinds = UnknownKinds()  # unknown keys, reported once each
 
     # -- events -----------------------------------------------------------------------------
 
@@ -182,10 +181,7 @@ class BedrockConverseAdapter(Adapter):
         return provider_error({**data, "code": name})
 
     def _unknown(self, what: str, out: list[Item]) -> None:
-        if what in self._warned or len(self._warned) > _MAX_REPORTED_KINDS:
-            return  # once per kind; a stream inventing kinds endlessly gets no more
-        self._warned.add(what)
-        out.append(stream_quirk("quirk-unknown-event", f"{what} is not read; skipped"))
+        self._unknown_kinds.report("Bedrock", what, "is not read; skipped", out)
 
     def _start(self, data: Mapping[str, Any], out: list[Item]) -> None:
         index = _int_index(data.get("contentBlockIndex"))

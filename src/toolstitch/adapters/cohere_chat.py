@@ -36,10 +36,9 @@ from typing import Any, Final
 from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import EndCall, Finish, Item, arguments
 from toolstitch.core.record import CallRecords
-from toolstitch.vocab.errors import ProviderQuirk
-from toolstitch.vocab.stream_events import FinishReason, StreamWarning, TextDelta, Usage
+from toolstitch.vocab.stream_events import FinishReason, TextDelta, Usage
 
-from ._base import Adapter, ReasoningText, mapping, provider_error, quirk_warning
+from ._base import Adapter, ReasoningText, UnknownKinds, mapping, provider_error, quirk_warning
 
 __all__ = ["CODES", "EVENT_TYPES", "FAILED_REASONS", "CohereChatAdapter", "detects"]
 
@@ -118,7 +117,7 @@ class CohereChatAdapter(Adapter):
         self._plan = ReasoningText("tool_plan", self.records.limits.max_reasoning_chars)
         self._thinking = ReasoningText("thinking", self.records.limits.max_reasoning_chars)
         self._thinking_blocks: set[int | None] = set()  # content indices of thinking blocks
-        self._unknown: set[str] = set()
+        self._unknown = UnknownKinds()
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
         kind = payload.get("type")
@@ -251,19 +250,9 @@ class CohereChatAdapter(Adapter):
             message = error if isinstance(error, str) and error else f"finish reason {reason}"
             out.append(provider_error({"message": message, "code": reason}))
 
-    def _unknown_event(self, kind: str | None, out: list[Item]) -> None:
-        key = str(kind)
-        if key in self._unknown:
-            return  # once per event type
-        self._unknown.add(key)
-        out.append(
-            StreamWarning(
-                error=ProviderQuirk(
-                    "quirk-unknown-event",
-                    f"an event of type {kind!r}, which Cohere's v2 chat stream does not have; "
-                    "it was ignored",
-                )
-            )
+    def _unknown_event(self, kind: object, out: list[Item]) -> None:
+        self._unknown.report(
+            "an event of type", kind, "(Cohere's v2 chat stream has none such) was ignored", out
         )
 
     def close(self) -> list[Item]:

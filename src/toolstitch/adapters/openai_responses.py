@@ -45,7 +45,15 @@ from toolstitch.vocab.stream_events import (
     Usage,
 )
 
-from ._base import Adapter, BoundedText, mapping, provider_error, quirk_warning, stream_quirk
+from ._base import (
+    Adapter,
+    BoundedText,
+    UnknownKinds,
+    mapping,
+    provider_error,
+    quirk_warning,
+    stream_quirk,
+)
 
 __all__ = ["CODES", "IGNORED", "OpenAIResponsesAdapter"]
 
@@ -189,7 +197,7 @@ class OpenAIResponsesAdapter(Adapter):
         self._finished = False
         self._custom: dict[int, _Custom] = {}  # custom tool calls by output_index
         self._reasoning_done: set[int] = set()  # reasoning items already reported
-        self._unknown: set[str] = set()
+        self._unknown = UnknownKinds()
 
     # -- dispatch -----------------------------------------------------------------------------
 
@@ -229,16 +237,12 @@ class OpenAIResponsesAdapter(Adapter):
             self._unknown_event(kind, out)
         return out
 
-    def _unknown_event(self, kind: str, out: list[Item]) -> None:
-        if kind in self._unknown:
-            return
-        self._unknown.add(kind)
-        out.append(
-            stream_quirk(
-                "quirk-unknown-event",
-                f"a Responses event of type {kind!r} is not part of the protocol as "
-                "toolstitch knows it; it was skipped",
-            )
+    def _unknown_event(self, kind: object, out: list[Item]) -> None:
+        self._unknown.report(
+            "a Responses event of type",
+            kind,
+            "is not part of the protocol as toolstitch knows it; it was skipped",
+            out,
         )
 
     def _arguments_delta(self, payload: Mapping[str, Any], out: list[Item]) -> None:
