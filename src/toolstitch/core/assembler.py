@@ -390,8 +390,9 @@ class Assembler:
             # The hot path: one more fragment for a call that is streaming its arguments.
             self._last = call
             buffer = call.buffer
-            if buffer.length + len(arguments) <= self._max_argument_chars:
-                buffer.append(arguments)
+            length = buffer.length + len(arguments)
+            if length <= self._max_argument_chars:
+                buffer.append_to_length(arguments, length)
                 events: list[Event] = []
                 try:
                     closed = call.tokenizer.feed(arguments)
