@@ -235,9 +235,9 @@ def test_citations_are_understood_and_unknown_events_warn_once_per_type() -> Non
 
 
 # -- SDK objects ------------------------------------------------------------------------------
-# The ``cohere`` wheel pulls in ``tokenizers`` and ``huggingface_hub``, too heavy for the test
-# extra; these models have the shape of its ``client.v2.chat_stream`` events (pydantic, unset
-# fields left out of ``model_dump``), which is all the adapter reads.
+# Models of the shape of the SDK's ``client.v2.chat_stream`` events (pydantic, unset fields
+# left out of ``model_dump``), for shapes the recordings lack; the real SDK's own objects are
+# tested in tests/test_cohere_sdk.py.
 
 
 class _SDKModel(pydantic.BaseModel):
