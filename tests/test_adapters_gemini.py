@@ -222,3 +222,33 @@ def test_sdk_response_objects(name: str) -> None:
         else:
             objects.append(genai.GenerateContentResponse.model_validate(payload))
     assert normalize(stitch(objects).result) == expected
+
+
+def test_events_and_parts_it_does_not_read_leave_a_warning_once_per_kind() -> None:
+    result = stitch(
+        [
+            {"candidates": [{"content": {"parts": [{"text": "hi"}]}}]},
+            {"somethingNew": 1},
+            {"candidates": [{"content": {"parts": [{"executableCode": {"code": "1+1"}}]}}]},
+            {"candidates": [{"content": {"parts": [{"executableCode": {"code": "2"}}]}}]},
+            {"candidates": [{"finishReason": "STOP"}]},
+        ],
+        provider="gemini",
+    ).result
+    messages = [w.error.message for w in result.warnings]
+    assert [w.error.code for w in result.warnings] == ["quirk-unknown-event"] * 2
+    assert "somethingNew" in messages[0]
+    assert "executableCode" in messages[1]
+    assert (result.text, result.finish_reason) == ("hi", "STOP")
+
+
+def test_a_blocked_prompt_gives_its_block_reason_as_the_finish_reason() -> None:
+    events = [
+        {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"promptTokenCount": 3}}
+    ]
+    result = stitch(events, provider="gemini").result
+    assert (result.finish_reason, result.usage, result.warnings) == (
+        "SAFETY",
+        {"promptTokenCount": 3},
+        (),
+    )

@@ -52,9 +52,18 @@ from toolstitch.vocab.stream_events import (
     TextSignature,
     Usage,
 )
-from toolstitch.vocab.text import ChunkedText
 
-from ._base import Adapter, compact_json, get, mapping, provider_error, quirk_warning
+from ._base import (
+    Adapter,
+    BoundedText,
+    UnknownKinds,
+    compact_json,
+    get,
+    mapping,
+    provider_error,
+    quirk_warning,
+    stream_quirk,
+)
 
 __all__ = ["CODES", "GeminiAdapter", "PathError", "parse_json_path"]
 
@@ -219,6 +228,31 @@ class _Streamed:
         self.broken = False
 
 
+#: The top-level fields of a ``GenerateContentResponse`` (wire and SDK spellings): an event
+#: with none of them is not part of the protocol (``quirk-unknown-event``).
+_KNOWN_FIELDS: Final = frozenset(
+    {
+        "candidates",
+        "usageMetadata",
+        "usage_metadata",
+        "promptFeedback",
+        "prompt_feedback",
+        "modelVersion",
+        "model_version",
+        "responseId",
+        "response_id",
+        "createTime",
+        "create_time",
+    }
+)
+
+#: The keys of a part this adapter reads; a part with others (``executableCode``,
+#: ``codeExecutionResult``, ``inlineData``…) leaves ``quirk-unknown-event`` once per kind.
+_READ_PART_KEYS: Final = frozenset(
+    {"text", "thought", "thoughtSignature", "thought_signature", "functionCall", "function_call"}
+)
+
+
 class GeminiAdapter(Adapter):
     """Adapter for Gemini ``streamGenerateContent`` (``provider="gemini"``)."""
 
@@ -230,7 +264,8 @@ class GeminiAdapter(Adapter):
         self._open: _Streamed | None = None
         # The thought being read (its text so far), until it ends: one block's reasoning
         # text, the same text the ReasoningDelta events carry.
-        self._thought: ChunkedText | None = None
+        self._thought: BoundedText | None = None
+        self._unknown = UnknownKinds()
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
         out: list[Item] = []
@@ -248,6 +283,11 @@ class GeminiAdapter(Adapter):
         usage = mapping(get(payload, "usageMetadata", "usage_metadata"))
         if usage:
             out.append(Usage(usage=dict(usage)))
+        blocked = mapping(get(payload, "promptFeedback", "prompt_feedback")).get("blockReason")
+        if isinstance(blocked, str) and blocked:
+            out.append(FinishReason(reason=blocked))  # the prompt was refused: no candidates
+        if not _KNOWN_FIELDS.intersection(payload):
+            self._unknown.report("a Gemini event with keys", sorted(payload), "was skipped", out)
         return out
 
     def _candidate(self, candidate: Mapping[str, Any], out: list[Item]) -> None:
@@ -267,6 +307,9 @@ class GeminiAdapter(Adapter):
             out.append(FinishReason(reason=reason))
 
     def _part(self, part: Mapping[str, Any], out: list[Item]) -> None:
+        unread = part.keys() - _READ_PART_KEYS
+        if unread:  # code execution, inline data, a function response...: not read here
+            self._unknown.report("a Gemini part with", sorted(unread), "was not read", out)
         signature = _signature(part)
         call = get(part, "functionCall", "function_call")
         if call is not None:
@@ -279,8 +322,15 @@ class GeminiAdapter(Adapter):
             if text:
                 out.append(ReasoningDelta(text=text))
                 if self._thought is None:
-                    self._thought = ChunkedText()
-                self._thought.append(text)
+                    self._thought = BoundedText(self.records.limits.max_reasoning_chars)
+                if not self._thought.add(text):
+                    out.append(
+                        stream_quirk(
+                            "quirk-reasoning-over-limit",
+                            "a Gemini thought passed max_reasoning_chars; its ReasoningBlock "
+                            "keeps the first characters only",
+                        )
+                    )
             if signature is not None:
                 self._end_thought(signature, out)
             return
