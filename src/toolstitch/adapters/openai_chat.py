@@ -32,12 +32,12 @@ from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningBlock,
     ReasoningDelta,
+    RefusalDelta,
     TextDelta,
     Usage,
 )
-from toolstitch.vocab.text import ChunkedText
 
-from ._base import Adapter, mapping, provider_error, stream_quirk
+from ._base import Adapter, BoundedText, mapping, provider_error, stream_quirk
 from ._openai_chat_quirks import CODES as _QUIRK_CODES
 from ._openai_chat_quirks import ChatQuirks
 
@@ -91,7 +91,7 @@ class OpenAIChatAdapter(Adapter):
         self.quirks = ChatQuirks(self.records)
         # The reasoning text being read, until the text, a call or the finish follows it:
         # one block's text (the same text its ReasoningDelta events carry), and its key.
-        self._reasoning: ChunkedText | None = None
+        self._reasoning: BoundedText | None = None
         self._reasoning_key = "reasoning_content"
         self.unknown = 0  # events that were not chunks (``quirk-unknown-event``)
 
@@ -142,16 +142,7 @@ class OpenAIChatAdapter(Adapter):
         if not delta:
             # Some servers put a whole message instead of a delta.
             delta = mapping(choice.get("message"))
-        key = "reasoning_content"
-        reasoning = delta.get(key)
-        if not isinstance(reasoning, str):
-            key = "reasoning"
-            reasoning = delta.get(key)
-        if isinstance(reasoning, str) and reasoning:
-            yield ReasoningDelta(text=reasoning)
-            if self._reasoning is None:
-                self._reasoning, self._reasoning_key = ChunkedText(), key
-            self._reasoning.append(reasoning)
+        yield from self._reasoning_piece(delta)
         content = delta.get("content")
         tool_calls = delta.get("tool_calls")
         reason = choice.get("finish_reason")
@@ -159,6 +150,9 @@ class OpenAIChatAdapter(Adapter):
             yield self._reasoning_block()
         if isinstance(content, str) and content:
             yield TextDelta(text=content)
+        refusal = delta.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            yield RefusalDelta(text=refusal)
         if tool_calls is not None:
             if isinstance(tool_calls, (list, tuple)):
                 tool_calls = [mapping(t) if not isinstance(t, Mapping) else t for t in tool_calls]
@@ -171,6 +165,28 @@ class OpenAIChatAdapter(Adapter):
         if isinstance(reason, str) and reason:
             yield FinishReason(reason=reason)
             yield from self.quirks.finish_reason(reason)
+
+    def _reasoning_piece(self, delta: Mapping[str, Any]) -> Iterator[Item]:
+        """A delta's reasoning text (``reasoning_content``, or ``reasoning``): a
+        ``ReasoningDelta``, kept for the block's ``ReasoningBlock`` up to
+        ``max_reasoning_chars``."""
+        key = "reasoning_content"
+        reasoning = delta.get(key)
+        if not isinstance(reasoning, str):
+            key = "reasoning"
+            reasoning = delta.get(key)
+        if not isinstance(reasoning, str) or not reasoning:
+            return
+        yield ReasoningDelta(text=reasoning)
+        if self._reasoning is None:
+            self._reasoning = BoundedText(self.records.limits.max_reasoning_chars)
+            self._reasoning_key = key
+        if not self._reasoning.add(reasoning):
+            yield stream_quirk(
+                "quirk-reasoning-over-limit",
+                "the reasoning text passed max_reasoning_chars; its ReasoningBlock keeps the "
+                "first characters only",
+            )
 
     def _reasoning_block(self) -> ReasoningBlock:
         """The reasoning read so far as one block (``kind``: the key it came in), ended by

@@ -41,6 +41,7 @@ from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningBlock,
     ReasoningDelta,
+    RefusalDelta,
     TextDelta,
     Usage,
 )
@@ -83,7 +84,6 @@ IGNORED: Final = frozenset(
         "response.reasoning_summary_text.done",
         "response.reasoning_text.done",
         "response.output_text.annotation.added",
-        "response.refusal.delta",
         "response.refusal.done",
         "response.audio.delta",
         "response.audio.done",
@@ -129,6 +129,12 @@ _REASONING = frozenset(
     }
 )
 
+
+#: The events whose ``delta`` is a piece of text for one stream event, and that event.
+_PLAIN_DELTAS: Final[dict[str, type[ReasoningDelta] | type[RefusalDelta]]] = {
+    **dict.fromkeys(_REASONING, ReasoningDelta),
+    "response.refusal.delta": RefusalDelta,
+}
 
 _CUSTOM_INPUT = frozenset(
     {"response.custom_tool_call_input.delta", "response.custom_tool_call_input.done"}
@@ -205,15 +211,16 @@ class OpenAIResponsesAdapter(Adapter):
         kind = payload.get("type") or event
         out: list[Item] = []
         if not isinstance(kind, str):
+            self._unknown_event(kind, out)  # no event type at all
             return out
         if kind == "response.function_call_arguments.delta":
             self._arguments_delta(payload, out)
         elif kind == "response.output_text.delta":
             self._text_delta(payload, out)
-        elif kind in _REASONING:
+        elif kind in _PLAIN_DELTAS:
             text = payload.get("delta")
             if isinstance(text, str) and text:
-                out.append(ReasoningDelta(text=text))
+                out.append(_PLAIN_DELTAS[kind](text=text))
         elif kind == "response.output_item.added":
             self._added(payload, out)
         elif kind == "response.function_call_arguments.done":
@@ -228,12 +235,12 @@ class OpenAIResponsesAdapter(Adapter):
             self._text_done(payload, out)
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             self._completed(mapping(payload.get("response")), out)
-        elif isinstance(kind, str) and kind in _CUSTOM_INPUT:
+        elif kind in _CUSTOM_INPUT:
             self._custom_input(kind, payload, out)
         elif kind == "error" or event == "error":
             error = payload.get("error", payload)
             out.append(provider_error(error))
-        elif not isinstance(kind, str) or kind not in IGNORED:
+        elif kind not in IGNORED:
             self._unknown_event(kind, out)
         return out
 

@@ -78,6 +78,7 @@ from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningBlock,
     ReasoningDelta,
+    RefusalDelta,
     ServerToolCall,
     StreamFailed,
     StreamWarning,
@@ -116,9 +117,10 @@ class StitchResult:
     the calls that can never be valid, each with its ``error``; ``warnings`` every
     ``CallWarning`` and ``StreamWarning``; ``server_calls`` the calls the provider ran itself
     (never to dispatch); ``stream_error`` the first error of the stream as a whole (an error
-    event sent by the provider, or bytes that are not the format); ``text`` and ``reasoning``
-    the concatenated text deltas; ``reasoning_blocks`` every ``ReasoningBlock`` in stream
-    order; ``finish_reason`` the first finish reason the provider gave; ``usage`` the
+    event sent by the provider, or bytes that are not the format); ``text``, ``reasoning``
+    and ``refusal`` the concatenated text, reasoning and refusal deltas; ``reasoning_blocks``
+    every ``ReasoningBlock`` in stream order; ``finish_reason`` the first finish reason the
+    provider gave; ``usage`` the
     provider's usage objects merged in arrival order; ``events`` and ``bytes`` how many
     provider events and bytes were read; ``finished`` whether the stream was closed;
     ``custom_calls`` the Responses custom tool calls (free-text input, never JSON arguments:
@@ -138,6 +140,7 @@ class StitchResult:
     stream_error: StreamError | None = None
     text: str = ""
     reasoning: str = ""
+    refusal: str = ""
     reasoning_blocks: tuple[ReasoningBlock, ...] = ()
     parts: tuple[ResultPart, ...] = ()
     finish_reason: str | None = None
@@ -296,6 +299,7 @@ class Stitcher:
         self._errors = 0
         self._text: list[str] = []
         self._reasoning: list[str] = []
+        self._refusal: list[str] = []
         self._blocks: list[ReasoningBlock] = []
         # The turn's parts in arrival order: reasoning blocks, text runs, call indexes. One
         # entry per block, call or run of text between them: no larger than what the result
@@ -332,6 +336,7 @@ class Stitcher:
             stream_error=self._stream_error,
             text="".join(self._text),
             reasoning="".join(self._reasoning),
+            refusal="".join(self._refusal),
             reasoning_blocks=tuple(self._blocks),
             parts=self._result_parts(),
             finish_reason=self._finish,
@@ -675,6 +680,8 @@ class Stitcher:
                 self._place(event.index)
         elif isinstance(event, ReasoningDelta):
             self._reasoning.append(event.text)
+        elif isinstance(event, RefusalDelta):
+            self._refusal.append(event.text)
         elif isinstance(event, (ReasoningBlock, TextSignature)):
             self._signed(event)
         elif isinstance(event, FinishReason):

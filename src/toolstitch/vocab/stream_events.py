@@ -22,6 +22,7 @@ __all__ = [
     "FinishReason",
     "ReasoningBlock",
     "ReasoningDelta",
+    "RefusalDelta",
     "ServerToolCall",
     "StreamEvent",
     "StreamFailed",
@@ -60,6 +61,15 @@ class ReasoningDelta(StreamEvent):
     """A piece of reasoning / thinking text (OpenAI-compatible ``reasoning_content`` or
     ``reasoning``, Anthropic ``thinking_delta``, Responses reasoning text and summaries,
     Gemini ``thought`` parts). Never part of the visible text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RefusalDelta(StreamEvent):
+    """A piece of the model's refusal message (OpenAI Chat ``delta.refusal``, Responses
+    ``response.refusal.delta``): text the model sends instead of an answer it will not give.
+    Never part of the visible ``text``; ``StitchResult.refusal`` joins it."""
 
     text: str
 
