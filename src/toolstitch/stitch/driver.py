@@ -39,6 +39,17 @@ class Driver:
         self._server_assembler: Assembler | None = None
         self._server_outcomes: dict[int, list[CallReady | CallDiscarded]] = {}
 
+    def events(self, items: Iterable[Item]) -> list[Event]:
+        """``drive`` into a new list. One ``Arguments`` alone (an argument fragment, the
+        commonest payload of block-keyed streams) goes straight to the assembler."""
+        if type(items) is list and len(items) == 1:
+            item = items[0]
+            if type(item) is Arguments:
+                return self.assembler.feed_arguments(*item)
+        out: list[Event] = []
+        self.drive(items, out)
+        return out
+
     def drive(self, items: Iterable[Item], out: list[Event]) -> None:
         """Apply the adapter's deltas and instructions to the assembler as they come (the
         adapter may read the core's record before it hands over the next item); pass the

@@ -149,6 +149,12 @@ class ParallelWrappers:
 
     # -- items ------------------------------------------------------------------------------
 
+    def events(self, items: Iterable[Item]) -> list[Event]:
+        """``drive`` into a new list (``Driver.events``)."""
+        out: list[Event] = []
+        self.drive(items, out)
+        return out
+
     def drive(self, items: Iterable[Item], out: list[Event]) -> None:
         """What ``Driver.drive`` does, with the wrapper rule applied first."""
         self._driver.drive(self._filter(items), out)

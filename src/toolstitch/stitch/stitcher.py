@@ -271,7 +271,9 @@ class Stitcher:
         if provider != "auto":
             self.adapter = self._adapter(provider)
         wrappers = self._wrappers
-        self._drive = Driver(self.assembler).drive if wrappers is None else wrappers.drive
+        driver = Driver(self.assembler) if wrappers is None else wrappers
+        self._drive = driver.drive
+        self._events = driver.events
         #: Provider events read so far (SSE messages, JSON array elements, NDJSON lines or fed
         #: objects).
         self.events_read = 0
@@ -619,9 +621,7 @@ class Stitcher:
                             f"the stream is {found}, not {self.adapter.name} "
                             f"(event {self.events_read})"
                         )
-            out: list[Event] = []
-            self._drive(self.adapter.feed(payload, event=event), out)
-            return out
+            return self._events(self.adapter.feed(payload, event=event))
         provider = detect(payload, event)
         if provider is None:
             if _is_error(payload, event):
@@ -636,7 +636,7 @@ class Stitcher:
             return []
         adapter = self.adapter = self._adapter(provider)
         self._understood = True
-        out = []
+        out: list[Event] = []
         queued, self._queue = self._queue, []
         for item, name in queued:
             self._drive(adapter.feed(item, event=name), out)
