@@ -27,7 +27,7 @@ from ._run_events import (
     ToolStarted,
     ToolTurn,
 )
-from ._tool import Tool
+from ._tool import Tool, tool
 
 __all__ = [
     "DEFAULT_SYNTHESIS_PROMPT",
@@ -48,4 +48,5 @@ __all__ = [
     "ToolRunner",
     "ToolStarted",
     "ToolTurn",
+    "tool",
 ]
