@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from toolstitch.messages import ToolResult
 
+from ._history import read_history, write_history
 from ._models import AnthropicModel, Model, OpenAIChatModel
 from ._run import DEFAULT_SYNTHESIS_PROMPT, RunResult, ToolRunner
 from ._run_events import (
@@ -48,5 +49,7 @@ __all__ = [
     "ToolRunner",
     "ToolStarted",
     "ToolTurn",
+    "read_history",
     "tool",
+    "write_history",
 ]
