@@ -14,6 +14,7 @@ from __future__ import annotations
 from toolstitch.messages import ToolResult
 
 from ._history import read_history, write_history
+from ._logging import ToolError, ToolFailure
 from ._models import AnthropicModel, Model, OpenAIChatModel
 from ._run import DEFAULT_SYNTHESIS_PROMPT, RunResult, ToolRunner
 from ._run_events import (
@@ -44,6 +45,8 @@ __all__ = [
     "RunnerEvent",
     "Tool",
     "ToolDropped",
+    "ToolError",
+    "ToolFailure",
     "ToolResult",
     "ToolResultReady",
     "ToolRunner",

@@ -75,7 +75,8 @@ def default_error_message(exception: BaseException, call: ToolCall) -> str:
 
 
 def traceback_text(exception: BaseException) -> str:
-    """``exception``'s traceback as text, at most ``TRACEBACK_CHARS`` characters."""
+    """``exception``'s traceback as text: a longer one than ``TRACEBACK_CHARS`` keeps its
+    last ``TRACEBACK_CHARS`` characters, after a line saying how many were cut."""
     text = "".join(traceback.format_exception(type(exception), exception, exception.__traceback__))
     if len(text) <= TRACEBACK_CHARS:
         return text
