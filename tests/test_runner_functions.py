@@ -22,6 +22,7 @@ from typing_extensions import TypedDict
 from strategies import PROPERTY_SETTINGS
 from toolstitch.runner import OpenAIChatModel, Tool, ToolResultReady, ToolRunner, tool
 from toolstitch.runner._docstring import parse_docstring
+from toolstitch.runner._plain_signature import PlainSignature
 from toolstitch.testing import OpenAIChatScript, ScriptedServer
 
 
@@ -356,7 +357,7 @@ def test_unresolvable_annotation_is_a_clear_error() -> None:
         Tool.from_function(f)
 
 
-def test_missing_pydantic_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+def block_pydantic(monkeypatch: pytest.MonkeyPatch) -> None:
     real_import = builtins.__import__
 
     def no_pydantic(name: str, *args: Any, **kwargs: Any) -> Any:
@@ -366,10 +367,50 @@ def test_missing_pydantic_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setattr(builtins, "__import__", no_pydantic)
 
-    def f(x: int) -> int:
-        return x
 
-    with pytest.raises(ImportError, match=r"pip install 'toolstitch\[pydantic\]'"):
+def test_without_pydantic_simple_types_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    block_pydantic(monkeypatch)
+
+    def f(
+        count: int, unit: Unit = Unit.C, ratio: float = 1.0, tags: list[str] | None = None
+    ) -> Any:
+        """Count things.
+
+        Args:
+            count: How many.
+        """
+        return count, unit, ratio, tags
+
+    made = Tool.from_function(f)
+    assert made.model is None  # a JSON Schema tool: the core checks it as it streams
+    assert made.description == "Count things."
+    assert made.parameters == {
+        "type": "object",
+        "properties": {
+            "count": {"type": "integer", "description": "How many."},
+            "unit": {"enum": ["celsius", "fahrenheit"], "default": "celsius"},
+            "ratio": {"type": "number", "default": 1.0},
+            "tags": {
+                "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}],
+                "default": None,
+            },
+        },
+        "additionalProperties": False,
+        "required": ["count"],
+    }
+    assert made.check({"count": "3"}) is not None  # exact: no lax conversion
+    assert made.check({"count": 3, "zz": 1}) is not None
+    got = run(made.invoke({"count": 3, "unit": "fahrenheit", "ratio": 2, "tags": ["a"]}))
+    assert got == (3, Unit.F, 2.0, ["a"])
+    assert type(got[2]) is float
+
+
+def test_without_pydantic_other_types_name_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    block_pydantic(monkeypatch)
+
+    def f(place: Place) -> None: ...
+
+    with pytest.raises(ImportError, match=r"'place'.*pip install 'toolstitch\[pydantic\]'"):
         Tool.from_function(f)
 
 
@@ -453,6 +494,13 @@ def test_generated_signatures_give_valid_schemas_that_round_trip(
     extra = {**sent, "zz_not_a_parameter": 1}
     assert not jsonschema.Draft202012Validator(schema).is_valid(extra)
     assert made.check(extra) is not None
+    # Without pydantic: a schema that accepts and refuses the same, and the same call.
+    plain = PlainSignature(fn, "fn", {})
+    jsonschema.Draft202012Validator.check_schema(plain.schema)
+    assert jsonschema.Draft202012Validator(plain.schema).is_valid(sent)
+    assert not jsonschema.Draft202012Validator(plain.schema).is_valid(extra)
+    assert plain.schema.get("required", []) == schema.get("required", [])
+    assert plain.call_arguments(sent) == ((), received[0])
 
 
 # -- in a run ------------------------------------------------------------------------------
@@ -498,3 +546,20 @@ def test_function_tool_in_a_run_converted_and_refused_when_invalid() -> None:
     assert by_id["c2"].code == "invalid-arguments"
     assert by_id["c2"].executed is False
     assert "amount" in by_id["c2"].result.content
+
+
+class Mixed(enum.Enum):
+    A = 1.5
+
+
+@pytest.mark.parametrize(
+    "annotation", [Place, Options, Hotel, dict[int, str], tuple[int, str], Literal[1.5], Mixed]
+)
+def test_plain_schema_leaves_the_rest_to_pydantic(annotation: Any) -> None:
+    def f(x: Any) -> None: ...
+
+    f.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("x", inspect.Parameter.KEYWORD_ONLY, annotation=annotation)]
+    )
+    with pytest.raises(ImportError, match="needs pydantic"):
+        PlainSignature(f, "f", {})

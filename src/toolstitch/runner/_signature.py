@@ -19,12 +19,22 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._docstring import Docstring, parse_docstring
 
-__all__ = ["Signature", "default_name", "docstring_of", "model_schema", "target_of"]
+__all__ = [
+    "Signature",
+    "annotation_of",
+    "default_name",
+    "docstring_of",
+    "has_default",
+    "have_pydantic",
+    "model_schema",
+    "parameters_of",
+    "target_of",
+]
 
 _PYDANTIC_HINT = "pip install 'toolstitch[pydantic]'"
 
@@ -38,6 +48,15 @@ def _pydantic() -> Any:
             f"pydantic, which is not installed: {_PYDANTIC_HINT}"
         ) from exc
     return pydantic
+
+
+def have_pydantic() -> bool:
+    """Whether pydantic can be imported."""
+    try:
+        _pydantic()
+    except ImportError:
+        return False
+    return True
 
 
 def target_of(fn: Callable[..., Any]) -> Any:
@@ -64,6 +83,44 @@ def docstring_of(fn: Callable[..., Any]) -> Docstring:
     return parse_docstring(doc if isinstance(doc, str) else None)
 
 
+def parameters_of(fn: Callable[..., Any], name: str) -> tuple[list[inspect.Parameter], bool]:
+    """``fn``'s parameters that become properties, and whether it takes ``**kwargs``.
+
+    Raises ``TypeError`` for ``*args`` (a call's arguments are named), a string annotation
+    that does not resolve, a callable without signature.
+    """
+    try:
+        signature = inspect.signature(fn, eval_str=True)
+    except NameError as exc:
+        raise TypeError(
+            f"tool {name!r}: an annotation of its function does not resolve ({exc}); "
+            "define the types it names at module level"
+        ) from exc
+    except ValueError as exc:
+        raise TypeError(f"tool {name!r}: its function has no signature ({exc})") from exc
+    parameters: list[inspect.Parameter] = []
+    extra = False
+    for param in signature.parameters.values():
+        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+            raise TypeError(
+                f"tool {name!r}: *{param.name} cannot be a tool parameter (a call's "
+                "arguments are named); use a list parameter"
+            )
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            extra = True  # other arguments are accepted and passed on as they are
+        else:
+            parameters.append(param)
+    return parameters, extra
+
+
+def annotation_of(param: inspect.Parameter) -> Any:
+    return Any if param.annotation is inspect.Parameter.empty else param.annotation
+
+
+def has_default(param: inspect.Parameter) -> bool:
+    return param.default is not inspect.Parameter.empty
+
+
 def model_schema(model: Any) -> dict[str, Any]:
     """A pydantic model class's JSON Schema; a default that is not JSON (a sentinel) is left
     out of it without pydantic's warning."""
@@ -85,32 +142,15 @@ class Signature:
 
     def __init__(self, fn: Callable[..., Any], name: str, descriptions: dict[str, str]) -> None:
         pydantic = _pydantic()
-        try:
-            signature = inspect.signature(fn, eval_str=True)
-        except NameError as exc:
-            raise TypeError(
-                f"tool {name!r}: an annotation of its function does not resolve ({exc}); "
-                "define the types it names at module level"
-            ) from exc
-        except ValueError as exc:
-            raise TypeError(f"tool {name!r}: its function has no signature ({exc})") from exc
+        parameters, self.extra = parameters_of(fn, name)
         fields: dict[str, Any] = {}
         #: (field, parameter name, positional only) in the signature's order.
         self.params: list[tuple[str, str, bool]] = []
-        self.extra = False
-        for param in signature.parameters.values():
-            if param.kind is inspect.Parameter.VAR_POSITIONAL:
-                raise TypeError(
-                    f"tool {name!r}: *{param.name} cannot be a tool parameter (a call's "
-                    "arguments are named); use a list parameter"
-                )
-            if param.kind is inspect.Parameter.VAR_KEYWORD:
-                self.extra = True  # other arguments are accepted and passed on as they are
-                continue
+        for param in parameters:
             field = f"p{len(self.params)}"
-            annotation = Any if param.annotation is inspect.Parameter.empty else param.annotation
+            annotation = annotation_of(param)
             options: dict[str, Any] = {"alias": param.name}
-            if param.default is not inspect.Parameter.empty:
+            if has_default(param):
                 options["default"] = param.default
             if descriptions.get(param.name):
                 options["description"] = descriptions[param.name]
@@ -126,8 +166,11 @@ class Signature:
                 f"tool {name!r}: its parameters cannot be a JSON Schema: {exc}"
             ) from exc
 
-    def arguments(self, instance: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """``(args, kwargs)`` for the function, from a validated instance of ``model``."""
+    def call_arguments(
+        self, arguments: Mapping[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """``(args, kwargs)`` for the function, from a call's (checked) arguments."""
+        instance = self.model.model_validate(dict(arguments))
         given = instance.model_fields_set
         args: list[Any] = []
         kwargs: dict[str, Any] = {}

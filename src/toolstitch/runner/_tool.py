@@ -10,7 +10,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final, overload
 
-from ._signature import Signature, default_name, docstring_of, model_schema
+from ._plain_signature import PlainSignature
+from ._signature import Signature, default_name, docstring_of, have_pydantic, model_schema
 
 __all__ = ["Tool", "require", "tool"]
 
@@ -93,7 +94,7 @@ class Tool:
         self.parameters: dict[str, Any] = schema
         #: Set by ``from_function``: the model instance is spread into the function's own
         #: parameters instead of passed as one argument.
-        self._signature: Signature | None = None
+        self._signature: Signature | PlainSignature | None = None
         self._is_async = inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
             getattr(function, "__call__", None)  # noqa: B004 - an object with async __call__
         )
@@ -127,7 +128,11 @@ class Tool:
         is answered with an error result, like any other. ``fn`` may be a function, a
         coroutine function, a bound method, a ``functools.partial`` (its bound arguments are
         not in the schema) or a callable object. ``name`` defaults to the function's name.
-        Needs pydantic (``pip install 'toolstitch[pydantic]'``).
+        The schema and validation are pydantic's when it is installed (``pip install
+        'toolstitch[pydantic]'``); without it, parameters annotated with JSON's own types
+        (``str``, ``int``, ``float``, ``bool``, ``list``, ``dict[str, ...]``, unions,
+        ``Literal``, ``Enum``) still work, checked exactly by ``jsonschema``, and any other
+        annotation raises ``ImportError`` naming that command.
         """
         if not callable(fn):
             raise TypeError(f"Tool.from_function needs a callable, not {fn!r}")
@@ -138,11 +143,17 @@ class Tool:
                 "digits, '_' or '-'): pass name="
             )
         doc = docstring_of(fn)
-        signature = Signature(fn, tool_name, doc.params)
+        signature: Signature | PlainSignature
+        if have_pydantic():
+            signature = Signature(fn, tool_name, doc.params)
+            parameters: Mapping[str, Any] | type = signature.model
+        else:
+            signature = PlainSignature(fn, tool_name, doc.params)
+            parameters = signature.schema
         made = cls(
             tool_name,
             fn,
-            signature.model,
+            parameters,
             description=doc.description if description is None else description,
             early=early,
         )
@@ -190,12 +201,11 @@ class Tool:
         """Run the function with ``arguments`` (already checked); return its value."""
         args: tuple[Any, ...]
         kwargs: dict[str, Any]
-        if self.model is not None:
-            instance = self.model.model_validate(dict(arguments))  # type: ignore[attr-defined]
-            if self._signature is not None:
-                args, kwargs = self._signature.arguments(instance)
-            else:
-                args, kwargs = (instance,), {}
+        if self._signature is not None:
+            args, kwargs = self._signature.call_arguments(arguments)
+        elif self.model is not None:
+            args = (self.model.model_validate(dict(arguments)),)  # type: ignore[attr-defined]
+            kwargs = {}
         else:
             args, kwargs = (), dict(arguments)
         if self._is_async:
