@@ -563,3 +563,33 @@ def test_plain_schema_leaves_the_rest_to_pydantic(annotation: Any) -> None:
     )
     with pytest.raises(ImportError, match="needs pydantic"):
         PlainSignature(f, "f", {})
+
+
+WORDS = st.text(alphabet="abcdefghij ,.()'", min_size=1, max_size=30).map(str.strip).filter(bool)
+
+
+def _styles(summary: str, params: dict[str, str]) -> list[str]:
+    google = "\n".join(f"    {name}: {text}" for name, text in params.items())
+    numpy = "\n".join(f"{name} : int\n    {text}" for name, text in params.items())
+    rest = "\n".join(f":param {name}: {text}" for name, text in params.items())
+    return [
+        f"{summary}\n\nArgs:\n{google}\n\nReturns:\n    Something.",
+        f"{summary}\n\nParameters\n----------\n{numpy}\n\nReturns\n-------\nint",
+        f"{summary}\n\n{rest}\n:returns: Something.",
+    ]
+
+
+@PROPERTY_SETTINGS
+@given(WORDS, st.dictionaries(NAMES, WORDS, max_size=4))
+def test_generated_docstrings_of_each_style_read_back(summary: str, params: dict[str, str]) -> None:
+    for doc in _styles(summary, params):
+        parsed = parse_docstring(doc)
+        assert parsed.description == summary
+        assert parsed.params == params
+
+
+@PROPERTY_SETTINGS
+@given(st.text(max_size=200))
+def test_any_docstring_is_read_without_error(doc: str) -> None:
+    parsed = parse_docstring(doc)
+    assert isinstance(parsed.description, str)
