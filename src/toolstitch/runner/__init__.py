@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from toolstitch.messages import ToolResult
 
+from ._history import read_history, write_history
+from ._logging import ToolError, ToolFailure
 from ._models import AnthropicModel, Model, OpenAIChatModel
 from ._run import DEFAULT_SYNTHESIS_PROMPT, RunResult, ToolRunner
 from ._run_events import (
@@ -27,7 +29,7 @@ from ._run_events import (
     ToolStarted,
     ToolTurn,
 )
-from ._tool import Tool
+from ._tool import Tool, tool
 
 __all__ = [
     "DEFAULT_SYNTHESIS_PROMPT",
@@ -43,9 +45,14 @@ __all__ = [
     "RunnerEvent",
     "Tool",
     "ToolDropped",
+    "ToolError",
+    "ToolFailure",
     "ToolResult",
     "ToolResultReady",
     "ToolRunner",
     "ToolStarted",
     "ToolTurn",
+    "read_history",
+    "tool",
+    "write_history",
 ]

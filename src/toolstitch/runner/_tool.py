@@ -6,10 +6,17 @@ import asyncio
 import functools
 import inspect
 import json
+import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final, overload
 
-__all__ = ["Tool", "require"]
+from ._plain_signature import PlainSignature
+from ._signature import Signature, default_name, docstring_of, have_pydantic, model_schema
+
+__all__ = ["Tool", "require", "tool"]
+
+#: The tool names every provider accepts (OpenAI, Anthropic and Gemini all refuse others).
+TOOL_NAME: Final = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 def require(module: str, extra: str) -> Any:
@@ -46,6 +53,9 @@ class Tool:
 
     The return value is sent to the model as is when it is a ``str``, else as JSON
     (``model_dump_json()`` for a pydantic model, ``json.dumps(..., default=str)`` otherwise).
+
+    ``Tool.from_function(fn)`` (or ``@tool``) makes all of this from a function's signature
+    and docstring.
     """
 
     def __init__(
@@ -69,7 +79,7 @@ class Tool:
         if _is_pydantic_model(parameters):
             assert isinstance(parameters, type)
             self.model = parameters
-            schema: dict[str, Any] = parameters.model_json_schema()  # type: ignore[attr-defined]
+            schema: dict[str, Any] = model_schema(parameters)
             self._validator: Any = None
         elif isinstance(parameters, Mapping):
             schema = dict(parameters)
@@ -82,12 +92,73 @@ class Tool:
                 f"tool {name!r}: parameters must be a JSON Schema dict or a pydantic model class"
             )
         self.parameters: dict[str, Any] = schema
+        #: Set by ``from_function``: the model instance is spread into the function's own
+        #: parameters instead of passed as one argument.
+        self._signature: Signature | PlainSignature | None = None
         self._is_async = inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
             getattr(function, "__call__", None)  # noqa: B004 - an object with async __call__
         )
 
     def __repr__(self) -> str:
         return f"Tool({self.name!r}, early={self.early})"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the function directly (a ``@tool`` function stays callable as itself)."""
+        return self.function(*args, **kwargs)
+
+    @classmethod
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        early: bool = False,
+    ) -> Tool:
+        """A tool whose schema comes from ``fn``'s signature and docstring.
+
+        Each parameter is one property, typed by its annotation (any type pydantic knows:
+        ``str``, ``int``, ``float``, ``bool``, ``list[...]``, ``dict[str, ...]``,
+        ``X | None``, ``Literal``, ``Enum``, ``TypedDict``, dataclasses, pydantic models),
+        required unless it has a default. The docstring's text before its sections is the
+        description (unless ``description`` is given) and its ``Args:`` / ``Parameters`` /
+        ``:param:`` entries describe the properties. Arguments are validated and converted
+        by pydantic before the call, which receives them as its own parameters (only those
+        the model sent: the function's defaults apply); a call whose arguments do not fit
+        is answered with an error result, like any other. ``fn`` may be a function, a
+        coroutine function, a bound method, a ``functools.partial`` (its bound arguments are
+        not in the schema) or a callable object. ``name`` defaults to the function's name.
+        The schema and validation are pydantic's when it is installed (``pip install
+        'toolstitch[pydantic]'``); without it, parameters annotated with JSON's own types
+        (``str``, ``int``, ``float``, ``bool``, ``list``, ``dict[str, ...]``, unions,
+        ``Literal``, ``Enum``) still work, checked exactly by ``jsonschema``, and any other
+        annotation raises ``ImportError`` naming that command.
+        """
+        if not callable(fn):
+            raise TypeError(f"Tool.from_function needs a callable, not {fn!r}")
+        tool_name = default_name(fn) if name is None else name
+        if not isinstance(tool_name, str) or not TOOL_NAME.match(tool_name):
+            raise ValueError(
+                f"tool name {tool_name!r} is not one providers accept (1 to 64 letters, "
+                "digits, '_' or '-'): pass name="
+            )
+        doc = docstring_of(fn)
+        signature: Signature | PlainSignature
+        if have_pydantic():
+            signature = Signature(fn, tool_name, doc.params)
+            parameters: Mapping[str, Any] | type = signature.model
+        else:
+            signature = PlainSignature(fn, tool_name, doc.params)
+            parameters = signature.schema
+        made = cls(
+            tool_name,
+            fn,
+            parameters,
+            description=doc.description if description is None else description,
+            early=early,
+        )
+        made._signature = signature
+        return made
 
     # -- wire forms ------------------------------------------------------------------------
 
@@ -110,7 +181,7 @@ class Tool:
     def check(self, arguments: Mapping[str, Any]) -> str | None:
         """Why ``arguments`` do not fit the schema (a message for the model), or ``None``."""
         if self.model is not None:
-            pydantic = require("pydantic", "runner")
+            pydantic = require("pydantic", "pydantic")
             try:
                 self.model.model_validate(dict(arguments))  # type: ignore[attr-defined]
             except pydantic.ValidationError as exc:
@@ -128,9 +199,13 @@ class Tool:
 
     async def invoke(self, arguments: Mapping[str, Any]) -> Any:
         """Run the function with ``arguments`` (already checked); return its value."""
-        if self.model is not None:
-            args: tuple[Any, ...] = (self.model.model_validate(dict(arguments)),)  # type: ignore[attr-defined]
-            kwargs: dict[str, Any] = {}
+        args: tuple[Any, ...]
+        kwargs: dict[str, Any]
+        if self._signature is not None:
+            args, kwargs = self._signature.call_arguments(arguments)
+        elif self.model is not None:
+            args = (self.model.model_validate(dict(arguments)),)  # type: ignore[attr-defined]
+            kwargs = {}
         else:
             args, kwargs = (), dict(arguments)
         if self._is_async:
@@ -140,6 +215,35 @@ class Tool:
             if inspect.isawaitable(value):
                 value = await value
         return value
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> Tool: ...
+
+
+@overload
+def tool(
+    *, name: str | None = None, description: str | None = None, early: bool = False
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    early: bool = False,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """``@tool`` or ``@tool(early=True, name=..., description=...)``: the decorated function
+    as a ``Tool`` (``Tool.from_function``), still callable directly."""
+    if fn is not None:
+        return Tool.from_function(fn, name=name, description=description, early=early)
+
+    def decorate(function: Callable[..., Any]) -> Tool:
+        return Tool.from_function(function, name=name, description=description, early=early)
+
+    return decorate
 
 
 def render(value: object) -> str:
