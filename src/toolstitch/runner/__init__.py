@@ -13,7 +13,13 @@ from __future__ import annotations
 
 from toolstitch.messages import ToolResult
 
-from ._models import AnthropicModel, Model, OpenAIChatModel
+from ._models import (
+    AnthropicModel,
+    GeminiModel,
+    Model,
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+)
 from ._run import DEFAULT_SYNTHESIS_PROMPT, RunResult, ToolRunner
 from ._run_events import (
     BatchRefused,
@@ -33,8 +39,10 @@ __all__ = [
     "DEFAULT_SYNTHESIS_PROMPT",
     "AnthropicModel",
     "BatchRefused",
+    "GeminiModel",
     "Model",
     "OpenAIChatModel",
+    "OpenAIResponsesModel",
     "RoundEnded",
     "RoundStarted",
     "RunFailed",
