@@ -548,3 +548,57 @@ def test_owned_clients_are_created_and_closed(monkeypatch: pytest.MonkeyPatch) -
 
     arun(main())
     assert responses.client.is_closed()
+
+
+def test_a_sync_stream_left_inside_a_read_is_closed_by_its_worker_after_the_read() -> None:
+    """The consumer is cancelled while the worker thread waits for the next event: the
+    stream is closed by the worker as soon as that read returns, and the thread ends."""
+    reading, release, closed = threading.Event(), threading.Event(), threading.Event()
+
+    class Stream:
+        def __iter__(self) -> Any:
+            yield "a"
+            reading.set()
+            release.wait(5)
+            yield "b"
+
+        def close(self) -> None:
+            closed.set()
+
+    class Client:
+        def __init__(self) -> None:
+            create = type("Completions", (), {"create": lambda self, **request: Stream()})
+            self.chat = type("Chat", (), {"completions": create()})()
+
+        def close(self) -> None: ...
+
+    async def main() -> None:
+        stream = OpenAIChatModel(Client(), "m").stream([UserMessage("hi")], [])
+        assert await stream.__anext__() == "a"
+        task = asyncio.ensure_future(stream.__anext__())
+        await asyncio.get_running_loop().run_in_executor(None, reading.wait, 5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert not closed.is_set()  # the worker is inside the read: it closes the stream
+
+    arun(main())
+    release.set()
+    assert closed.wait(5)
+    for thread in threading.enumerate():
+        if thread.name.startswith("toolstitch-model-stream"):
+            thread.join(5)
+            assert not thread.is_alive()
+
+
+def test_a_sync_client_error_is_raised_from_the_first_event() -> None:
+    async def main() -> None:
+        async with ScriptedServer([]) as server:
+            with openai.OpenAI(
+                base_url=server.openai_base_url, api_key="t", max_retries=0
+            ) as client:
+                model = OpenAIResponsesModel(client, "m")
+                with pytest.raises(openai.InternalServerError, match="no reply left"):
+                    await ToolRunner(model, TOOLS).run([QUESTION])
+
+    arun(main())

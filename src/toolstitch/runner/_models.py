@@ -23,7 +23,7 @@ import asyncio
 import functools
 import inspect
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import aclosing, suppress
 from typing import Any, Final, Protocol, runtime_checkable
 
@@ -187,25 +187,26 @@ async def _threaded(
     a time: the thread never reads ahead of the consumer). Left early, the stream is closed
     at once when no read is under way, else by the worker after the read it is in (which
     ends with the next event, the end of the body or the client's read timeout)."""
-    loop = asyncio.get_running_loop()
     worker = ThreadPoolExecutor(1, thread_name_prefix="toolstitch-model-stream")
     response: Any = None
-    reading: asyncio.Future[Any] | None = None
+    # The worker's own future (not the loop's wrapper, which is done once cancelled): while
+    # it runs, the worker is inside a read and only the worker may close the stream.
+    pending: Future[Any] | None = None
     try:
-        reading = loop.run_in_executor(worker, functools.partial(method, **request))
-        response = await reading
+        pending = worker.submit(functools.partial(method, **request))
+        response = await asyncio.wrap_future(pending)
         if inspect.isawaitable(response) or not hasattr(response, "__iter__"):
             raise _misuse(model, response, "a sync stream")
         iterator = iter(response)
         while True:
-            reading = loop.run_in_executor(worker, next, iterator, _END)
-            event = await reading
+            pending = worker.submit(next, iterator, _END)
+            event = await asyncio.wrap_future(pending)
             if event is _END:
                 return
             yield event
     finally:
         if response is not None:
-            if reading is None or reading.done():
+            if pending is None or pending.done():
                 _close_quietly(response)  # (a coroutine the misuse gave is closed unawaited)
             else:
                 worker.submit(_close_quietly, response)
