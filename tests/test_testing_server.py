@@ -10,12 +10,15 @@ from typing import Any
 import anthropic
 import openai
 import pytest
+from google import genai
 
 from toolstitch import StitchResult, stitch
 from toolstitch.testing import (
     AnthropicScript,
+    GeminiScript,
     Hold,
     OpenAIChatScript,
+    OpenAIResponsesScript,
     Reply,
     ScriptedServer,
     Sleep,
@@ -28,6 +31,15 @@ OPENAI_FIXTURES = sorted(
 )
 ANTHROPIC_FIXTURES = sorted(
     p for p in (FIXTURES / "anthropic").glob("*.sse") if p.stem != "error-event"
+)
+RESPONSES_FIXTURES = sorted(
+    p for p in (FIXTURES / "openai-responses").glob("*.sse") if p.stem != "error-event"
+)
+# The SDK reads Gemini's SSE only (one JSON object per data line), and raises on errors.
+GEMINI_FIXTURES = sorted(
+    p
+    for p in (FIXTURES / "gemini").glob("*.sse")
+    if p.stem not in {"error-object", "json-array-body"}
 )
 
 
@@ -84,6 +96,118 @@ def test_recorded_anthropic_streams_replay_through_the_sdk(path: Path) -> None:
     events = arun(main())
     direct = stitch(path.read_bytes()).result
     assert summary(stitch(events, "anthropic").result) == summary(direct)
+
+
+@pytest.mark.parametrize("path", RESPONSES_FIXTURES, ids=lambda p: p.stem)
+def test_recorded_responses_streams_replay_through_the_sdk(path: Path) -> None:
+    async def main() -> list[Any]:
+        async with (
+            ScriptedServer([Reply.sse(path, event_names=True)]) as server,
+            openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="test") as client,
+        ):
+            stream = await client.responses.create(model="m", input="hi", stream=True)
+            async with stream:
+                return [event async for event in stream]
+
+    events = arun(main())
+    direct = stitch(path.read_bytes(), "openai-responses").result
+    assert summary(stitch(events, "openai-responses").result) == summary(direct)
+
+
+@pytest.mark.parametrize("path", GEMINI_FIXTURES, ids=lambda p: p.stem)
+def test_recorded_gemini_streams_replay_through_the_sdk(path: Path) -> None:
+    async def main() -> list[Any]:
+        async with ScriptedServer([Reply.sse(path)]) as server:
+            client = genai.Client(api_key="test", http_options={"base_url": server.gemini_base_url})
+            stream = await client.aio.models.generate_content_stream(model="m", contents="hi")
+            return [chunk async for chunk in stream]
+
+    chunks = arun(main())
+    direct = stitch(path.read_bytes(), "gemini").result
+    assert summary(stitch(chunks, "gemini").result) == summary(direct)
+
+
+def responses_script() -> OpenAIResponsesScript:
+    return (
+        OpenAIResponsesScript()
+        .reasoning("rs_1", ["Look it up."], encrypted_content="gAAAA-enc")
+        .text("Looking.", pieces=2)
+        .call("call_1", "lookup", '{"q": "paris"}', pieces=3)
+        .finish(input_tokens=3, output_tokens=4)
+    )
+
+
+def gemini_script() -> GeminiScript:
+    return (
+        GeminiScript()
+        .thought("Look it up.", signature="c2lnLTE=")
+        .text("Looking.", pieces=2)
+        .call("lookup", {"q": "paris"}, signature="c2lnLTI=")
+        .finish(prompt_tokens=3, candidates_tokens=4)
+    )
+
+
+def test_responses_script_streams_through_the_sdk() -> None:
+    async def main() -> list[Any]:
+        async with (
+            ScriptedServer([responses_script().reply()]) as server,
+            openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="test") as client,
+        ):
+            stream = await client.responses.create(model="m", input="hi", stream=True)
+            async with stream:
+                return [event async for event in stream]
+
+    events = arun(main())
+    assert [e.sequence_number for e in events] == list(range(len(events)))
+    result = stitch(events, "openai-responses").result
+    assert [(c.id, c.name, c.arguments) for c in result.calls] == [
+        ("call_1", "lookup", '{"q": "paris"}')
+    ]
+    assert result.text == "Looking."
+    assert [(b.id, b.summary, b.signature) for b in result.reasoning_blocks] == [
+        ("rs_1", ("Look it up.",), "gAAAA-enc")
+    ]
+    assert result.finish_reason == "completed"
+    assert events[-1].response.usage.output_tokens == 4
+
+
+def test_gemini_script_streams_through_the_sdk() -> None:
+    async def main() -> tuple[list[Any], ScriptedServer]:
+        async with ScriptedServer([gemini_script().reply()]) as server:
+            client = genai.Client(api_key="test", http_options={"base_url": server.gemini_base_url})
+            stream = await client.aio.models.generate_content_stream(model="gm", contents="hi")
+            return [chunk async for chunk in stream], server
+
+    chunks, server = arun(main())
+    result = stitch(chunks, "gemini").result
+    assert [(c.name, c.parsed_arguments, c.signature) for c in result.calls] == [
+        ("lookup", {"q": "paris"}, "c2lnLTI=")
+    ]
+    assert result.text == "Looking."
+    assert [(b.text, b.signature) for b in result.reasoning_blocks] == [("Look it up.", "c2lnLTE=")]
+    assert result.finish_reason == "STOP"
+    assert server.requests[0].path.endswith("/models/gm:streamGenerateContent")
+
+
+def test_responses_and_gemini_non_streamed_requests_get_json() -> None:
+    async def main() -> tuple[Any, Any]:
+        async with ScriptedServer([responses_script().reply(), gemini_script().reply()]) as server:
+            async with openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="k") as oc:
+                response = await oc.responses.create(model="m", input="hi")
+            client = genai.Client(api_key="k", http_options={"base_url": server.gemini_base_url})
+            content = await client.aio.models.generate_content(model="gm", contents="hi")
+            return response, content
+
+    response, content = arun(main())
+    assert [item.type for item in response.output] == ["reasoning", "message", "function_call"]
+    assert response.output[0].encrypted_content == "gAAAA-enc"
+    assert response.output_text == "Looking."
+    assert response.output[2].arguments == '{"q": "paris"}'
+    parts = content.candidates[0].content.parts
+    assert [p.thought for p in parts] == [True, None, None, None]
+    assert content.function_calls[0].args == {"q": "paris"}
+    assert parts[3].thought_signature == b"sig-2"
+    assert content.usage_metadata.candidates_token_count == 4
 
 
 def test_hold_keeps_the_stream_open_until_the_event_is_set() -> None:
@@ -224,6 +348,10 @@ def test_raw_http_unknown_route_and_chunked_body() -> None:
     async def main() -> tuple[bytes, bytes, ScriptedServer]:
         async with ScriptedServer([Reply.json({"ok": True})]) as server:
             missing = await request(server.port, b"GET /nothing HTTP/1.1\r\nHost: x\r\n\r\n", b"")
+            unrouted = await request(
+                server.port, b"POST /v1beta/models/m:countTokens HTTP/1.1\r\nHost: x\r\n\r\n", b""
+            )
+            assert unrouted.startswith(b"HTTP/1.1 404")
             chunked = await request(
                 server.port,
                 b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
@@ -235,7 +363,7 @@ def test_raw_http_unknown_route_and_chunked_body() -> None:
     assert missing.startswith(b"HTTP/1.1 404")
     assert chunked.startswith(b"HTTP/1.1 200")
     assert chunked.endswith(b'{"ok": true}')
-    assert server.requests[1].json == {"a": 1}
+    assert server.requests[2].json == {"a": 1}
 
 
 def test_cut() -> None:

@@ -15,7 +15,13 @@ from toolstitch.messages import ToolResult
 
 from ._history import read_history, write_history
 from ._logging import ToolError, ToolFailure
-from ._models import AnthropicModel, Model, OpenAIChatModel
+from ._models import (
+    AnthropicModel,
+    GeminiModel,
+    Model,
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+)
 from ._run import DEFAULT_SYNTHESIS_PROMPT, RunResult, ToolRunner
 from ._run_events import (
     BatchRefused,
@@ -35,8 +41,10 @@ __all__ = [
     "DEFAULT_SYNTHESIS_PROMPT",
     "AnthropicModel",
     "BatchRefused",
+    "GeminiModel",
     "Model",
     "OpenAIChatModel",
+    "OpenAIResponsesModel",
     "RoundEnded",
     "RoundStarted",
     "RunFailed",

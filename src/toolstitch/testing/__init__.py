@@ -1,8 +1,10 @@
-"""Offline testing: a small OpenAI- and Anthropic-compatible server that plays scripts.
+"""Offline testing: a small OpenAI-, Anthropic- and Gemini-compatible server that plays scripts.
 
 ``ScriptedServer`` listens on 127.0.0.1 (an ephemeral port) and answers
-``POST /v1/chat/completions`` and ``POST /v1/messages`` with scripted or recorded streams,
-recording every request. ``OpenAIChatScript`` and ``AnthropicScript`` build replies;
+``POST /v1/chat/completions``, ``POST /v1/messages``, ``POST /v1/responses`` and
+``POST /v1beta/models/{model}:streamGenerateContent`` with scripted or recorded streams,
+recording every request. ``OpenAIChatScript``, ``AnthropicScript``,
+``OpenAIResponsesScript`` and ``GeminiScript`` build replies;
 ``Reply.sse`` plays a recorded ``.sse`` file. ``Hold`` keeps a stream open until an event is
 set, so that a test can show what happens *before* the stream ends by ordering, not timing::
 
@@ -15,13 +17,15 @@ set, so that a test can show what happens *before* the stream ends by ordering, 
 
 from __future__ import annotations
 
-from ._scripts import AnthropicScript, OpenAIChatScript, cut
+from ._scripts import AnthropicScript, GeminiScript, OpenAIChatScript, OpenAIResponsesScript, cut
 from ._server import Hold, RecordedRequest, Reply, ScriptedServer, Sleep
 
 __all__ = [
     "AnthropicScript",
+    "GeminiScript",
     "Hold",
     "OpenAIChatScript",
+    "OpenAIResponsesScript",
     "RecordedRequest",
     "Reply",
     "ScriptedServer",

@@ -18,12 +18,14 @@ non-streamed JSON body)::
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeVar
 
 from ._server import Hold, Reply, Sleep, Step
 from ._sse import DONE, frame
 
-__all__ = ["AnthropicScript", "OpenAIChatScript", "cut"]
+__all__ = ["AnthropicScript", "GeminiScript", "OpenAIChatScript", "OpenAIResponsesScript", "cut"]
+
+_S = TypeVar("_S", bound="_Steps")
 
 
 def cut(text: str, count: int) -> list[str]:
@@ -39,7 +41,34 @@ def cut(text: str, count: int) -> list[str]:
     return [p for p in out if p] or [""]
 
 
-class OpenAIChatScript:
+class _Steps:
+    """What every builder shares: its ``steps``, and the pauses between them."""
+
+    steps: list[Step]
+
+    def hold(self: _S, until: Any, *, label: str = "", timeout: float = 10.0) -> _S:
+        """Stop here until ``until`` is set (see ``Hold``)."""
+        self.steps.append(Hold(until, timeout, label))
+        return self
+
+    def sleep(self: _S, seconds: float) -> _S:
+        """Stop here for ``seconds``."""
+        self.steps.append(Sleep(seconds))
+        return self
+
+
+class _TypedSteps(_Steps):
+    """A builder of streams whose events name their ``type`` (Anthropic, Responses)."""
+
+    def raw(self: _S, data: Any, *, event: str | None = None) -> _S:
+        """Send ``data`` as one SSE message (``event`` defaults to its ``type``)."""
+        if event is None and isinstance(data, dict):
+            event = data.get("type")
+        self.steps.append(frame(data, event))
+        return self
+
+
+class OpenAIChatScript(_Steps):
     """A Chat Completions stream (``chat.completion.chunk`` objects, then ``[DONE]``)."""
 
     def __init__(self, *, model: str = "toolstitch-test", id: str = "chatcmpl-test") -> None:
@@ -115,15 +144,6 @@ class OpenAIChatScript:
         self._calls[index]["arguments"] += fragment
         return self._chunk({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
 
-    def hold(self, until: Any, *, label: str = "", timeout: float = 10.0) -> OpenAIChatScript:
-        """Stop here until ``until`` is set (see ``Hold``)."""
-        self.steps.append(Hold(until, timeout, label))
-        return self
-
-    def sleep(self, seconds: float) -> OpenAIChatScript:
-        self.steps.append(Sleep(seconds))
-        return self
-
     def finish(self, reason: str = "stop") -> OpenAIChatScript:
         """The chunk with ``finish_reason``."""
         self._finish = reason
@@ -176,7 +196,7 @@ class OpenAIChatScript:
         return Reply(steps=steps, json_body=body)
 
 
-class AnthropicScript:
+class AnthropicScript(_TypedSteps):
     """A Messages stream (``message_start`` … ``message_stop``)."""
 
     def __init__(
@@ -194,13 +214,6 @@ class AnthropicScript:
 
     def _event(self, kind: str, data: dict[str, Any]) -> AnthropicScript:
         self.steps.append(frame({"type": kind, **data}, kind))
-        return self
-
-    def raw(self, data: Any, *, event: str | None = None) -> AnthropicScript:
-        """Send ``data`` as one SSE message (``event`` defaults to its ``type``)."""
-        if event is None and isinstance(data, dict):
-            event = data.get("type")
-        self.steps.append(frame(data, event))
         return self
 
     def _start(self, block: dict[str, Any]) -> int:
@@ -268,15 +281,6 @@ class AnthropicScript:
             {"index": self._open, "delta": {"type": "input_json_delta", "partial_json": fragment}},
         )
 
-    def hold(self, until: Any, *, label: str = "", timeout: float = 10.0) -> AnthropicScript:
-        """Stop here until ``until`` is set (see ``Hold``)."""
-        self.steps.append(Hold(until, timeout, label))
-        return self
-
-    def sleep(self, seconds: float) -> AnthropicScript:
-        self.steps.append(Sleep(seconds))
-        return self
-
     def finish(self, stop_reason: str = "end_turn", *, output_tokens: int = 0) -> AnthropicScript:
         """``message_delta`` (stop reason, output tokens) and ``message_stop``."""
         self.close_block()
@@ -335,3 +339,259 @@ class AnthropicScript:
             "usage": {"input_tokens": self.input_tokens, "output_tokens": self._output_tokens},
         }
         return Reply(steps=[start, *self.steps], json_body=body)
+
+
+class OpenAIResponsesScript(_TypedSteps):
+    """A Responses stream (typed ``response.*`` events, each with its ``sequence_number``):
+    ``response.created``, then one output item per ``reasoning`` / ``text`` / ``call``
+    (``output_item.added``, its deltas, its ``.done`` events, ``output_item.done``), then
+    ``finish``'s ``response.completed`` (or ``incomplete`` / ``failed``)."""
+
+    def __init__(self, *, model: str = "toolstitch-test", id: str = "resp_test") -> None:
+        self.model = model
+        self.id = id
+        self.steps: list[Step] = []
+        self._sequence = 1  # 0 is response.created, which reply() puts first
+        self._output: list[dict[str, Any]] = []
+        self._status = "completed"
+        self._usage: dict[str, Any] | None = None
+
+    def event(self, kind: str, **data: Any) -> OpenAIResponsesScript:
+        """One ``kind`` event (``event:`` line and ``type``) with ``data`` and the next
+        ``sequence_number``."""
+        self.steps.append(frame({"type": kind, **data, "sequence_number": self._sequence}, kind))
+        self._sequence += 1
+        return self
+
+    def _response(self, status: str) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "object": "response",
+            "created_at": 0,
+            "model": self.model,
+            "status": status,
+            "output": [dict(item) for item in self._output],
+            "usage": self._usage,
+        }
+
+    def _item(self, item: dict[str, Any], body: list[tuple[str, dict[str, Any]]]) -> int:
+        """Stream one output item: added (as it starts), ``body``'s events, done (whole)."""
+        index = len(self._output)
+        self._output.append(item)
+        start = {**item, "status": "in_progress"} if "status" in item else item
+        if item["type"] == "function_call":
+            start = {**start, "arguments": ""}
+        elif item["type"] == "message":
+            start = {**start, "content": []}
+        elif item["type"] == "reasoning":
+            start = {k: v for k, v in start.items() if k != "encrypted_content"}
+            start["summary"] = []
+        self.event("response.output_item.added", output_index=index, item=start)
+        for kind, data in body:
+            self.event(kind, output_index=index, item_id=item.get("id", ""), **data)
+        self.event("response.output_item.done", output_index=index, item=item)
+        return index
+
+    def reasoning(
+        self,
+        id: str,
+        summary: tuple[str, ...] | list[str] = (),
+        *,
+        encrypted_content: str | None = None,
+    ) -> OpenAIResponsesScript:
+        """A ``reasoning`` item: its ``summary_text`` parts streamed, then the whole item
+        (with ``encrypted_content`` when given, as ``include=["reasoning.encrypted_content"]``
+        gets it)."""
+        item: dict[str, Any] = {
+            "id": id,
+            "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": text} for text in summary],
+        }
+        if encrypted_content is not None:
+            item["encrypted_content"] = encrypted_content
+        body: list[tuple[str, dict[str, Any]]] = []
+        for n, text in enumerate(summary):
+            part = {"summary_index": n}
+            body.append(("response.reasoning_summary_part.added", part))
+            body.append(("response.reasoning_summary_text.delta", {**part, "delta": text}))
+            body.append(("response.reasoning_summary_text.done", {**part, "text": text}))
+        self._item(item, body)
+        return self
+
+    def text(self, text: str, *, pieces: int = 1, id: str | None = None) -> OpenAIResponsesScript:
+        """An assistant ``message`` item whose one ``output_text`` part streams ``text``."""
+        part = {"type": "output_text", "text": text, "annotations": []}
+        item = {
+            "id": id or f"msg_{len(self._output)}",
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [part],
+        }
+        where = {"content_index": 0}
+        body: list[tuple[str, dict[str, Any]]] = [
+            ("response.content_part.added", {**where, "part": {**part, "text": ""}})
+        ]
+        body += [
+            ("response.output_text.delta", {**where, "delta": piece, "logprobs": []})
+            for piece in cut(text, pieces)
+        ]
+        body.append(("response.output_text.done", {**where, "text": text, "logprobs": []}))
+        body.append(("response.content_part.done", {**where, "part": part}))
+        self._item(item, body)
+        return self
+
+    def call(
+        self,
+        call_id: str,
+        name: str,
+        arguments: str = "",
+        *,
+        pieces: int = 1,
+        id: str | None = None,
+    ) -> OpenAIResponsesScript:
+        """A ``function_call`` item streaming ``arguments`` (``id`` is the item's id,
+        ``call_id`` the call's)."""
+        item = {
+            "id": id or f"fc_{len(self._output)}",
+            "type": "function_call",
+            "status": "completed",
+            "call_id": call_id,
+            "name": name,
+            "arguments": arguments,
+        }
+        body: list[tuple[str, dict[str, Any]]] = []
+        if arguments:
+            body += [
+                ("response.function_call_arguments.delta", {"delta": piece})
+                for piece in cut(arguments, pieces)
+            ]
+        body.append(("response.function_call_arguments.done", {"arguments": arguments}))
+        self._item(item, body)
+        return self
+
+    def finish(
+        self, status: str = "completed", *, input_tokens: int = 0, output_tokens: int = 0
+    ) -> OpenAIResponsesScript:
+        """``response.completed`` (``status="incomplete"``: ``response.incomplete``,
+        ``"failed"``: ``response.failed``) with the whole response and its usage."""
+        self._status = status
+        self._usage = {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "total_tokens": input_tokens + output_tokens,
+        }
+        return self.event(f"response.{status}", response=self._response(status))
+
+    def error(self, message: str, *, code: str = "server_error") -> OpenAIResponsesScript:
+        """An ``error`` event (the SDK raises ``APIError`` on it)."""
+        return self.event("error", code=code, message=message, param=None)
+
+    def reply(self) -> Reply:
+        """The ``Reply``: ``response.created``, these events."""
+        created = frame(
+            {
+                "type": "response.created",
+                "response": {**self._response("in_progress"), "output": [], "usage": None},
+                "sequence_number": 0,
+            },
+            "response.created",
+        )
+        return Reply(steps=[created, *self.steps], json_body=self._response(self._status))
+
+
+class GeminiScript(_Steps):
+    """A Gemini ``streamGenerateContent?alt=sse`` stream: each step one
+    ``GenerateContentResponse`` chunk whose one candidate holds model ``parts`` (wire
+    camelCase), the last with ``finishReason`` and ``usageMetadata``. No end marker: the
+    stream just ends."""
+
+    def __init__(self, *, model: str = "toolstitch-test", id: str = "resp-test") -> None:
+        self.model = model
+        self.id = id
+        self.steps: list[Step] = []
+        self._parts: list[dict[str, Any]] = []
+        self._finish: str | None = None
+        self._usage: dict[str, Any] | None = None
+
+    def _chunk(self, candidate: dict[str, Any], usage: dict[str, Any] | None = None) -> None:
+        body: dict[str, Any] = {
+            "candidates": [{**candidate, "index": 0}],
+            "modelVersion": self.model,
+            "responseId": self.id,
+        }
+        if usage is not None:
+            body["usageMetadata"] = usage
+        self.steps.append(frame(body))
+
+    def parts(self, *parts: dict[str, Any]) -> GeminiScript:
+        """One chunk with these ``parts`` as they are."""
+        self._parts.extend(parts)
+        self._chunk({"content": {"role": "model", "parts": list(parts)}})
+        return self
+
+    def text(self, text: str, *, pieces: int = 1, signature: str | None = None) -> GeminiScript:
+        """Text in ``pieces`` chunks (``signature``, a ``thoughtSignature``, on the last)."""
+        chunks = cut(text, pieces)
+        for n, piece in enumerate(chunks):
+            self.parts(_signed({"text": piece}, signature if n == len(chunks) - 1 else None))
+        return self
+
+    def thought(self, text: str, *, signature: str | None = None) -> GeminiScript:
+        """A ``thought: true`` text part (a thought summary)."""
+        return self.parts(_signed({"text": text, "thought": True}, signature))
+
+    def call(
+        self,
+        name: str,
+        args: dict[str, Any] | None = None,
+        *,
+        id: str | None = None,
+        signature: str | None = None,
+    ) -> GeminiScript:
+        """A whole ``functionCall`` part (Gemini never streams arguments)."""
+        function: dict[str, Any] = {"name": name, "args": dict(args or {})}
+        if id is not None:
+            function = {"id": id, **function}
+        return self.parts(_signed({"functionCall": function}, signature))
+
+    def finish(
+        self, reason: str = "STOP", *, prompt_tokens: int = 0, candidates_tokens: int = 0
+    ) -> GeminiScript:
+        """The last chunk: ``finishReason`` and ``usageMetadata``."""
+        self._finish = reason
+        self._usage = {
+            "promptTokenCount": prompt_tokens,
+            "candidatesTokenCount": candidates_tokens,
+            "totalTokenCount": prompt_tokens + candidates_tokens,
+        }
+        self._chunk(
+            {"content": {"role": "model", "parts": []}, "finishReason": reason}, self._usage
+        )
+        return self
+
+    def raw(self, data: Any) -> GeminiScript:
+        """Send ``data`` (a dict as JSON, or a string as is) as one SSE message."""
+        self.steps.append(frame(data))
+        return self
+
+    def reply(self) -> Reply:
+        """The ``Reply``; its ``json_body`` (for ``generateContent``) has every part."""
+        candidate: dict[str, Any] = {
+            "content": {"role": "model", "parts": [dict(p) for p in self._parts]},
+            "index": 0,
+        }
+        if self._finish is not None:
+            candidate["finishReason"] = self._finish
+        body: dict[str, Any] = {
+            "candidates": [candidate],
+            "modelVersion": self.model,
+            "responseId": self.id,
+        }
+        if self._usage is not None:
+            body["usageMetadata"] = self._usage
+        return Reply(steps=list(self.steps), json_body=body)
+
+
+def _signed(part: dict[str, Any], signature: str | None) -> dict[str, Any]:
+    return part if signature is None else {**part, "thoughtSignature": signature}

@@ -1,11 +1,13 @@
 """A small HTTP server on 127.0.0.1 that plays scripted replies, for offline tests.
 
-It speaks just enough HTTP/1.1 for the official SDK clients (``openai``, ``anthropic``):
-one request per connection, ``Connection: close``, bodies by ``Content-Length`` (or
-chunked). Each ``POST`` takes the next ``Reply`` from the queue, whatever its path among
-``/v1/chat/completions``, ``/chat/completions``, ``/v1/messages`` and ``/messages``; the
-request is recorded first. A reply is a list of steps - bytes to send, ``Hold`` (wait for an
-event), ``Sleep`` - so a test can keep the stream open until something has happened.
+It speaks just enough HTTP/1.1 for the official SDK clients (``openai``, ``anthropic``,
+``google-genai``): one request per connection, ``Connection: close``, bodies by
+``Content-Length`` (or chunked). Each ``POST`` takes the next ``Reply`` from the queue,
+whatever its path among ``ROUTES`` (Chat Completions, Messages, Responses, each with or
+without ``/v1``) and Gemini's ``/v1beta/models/{model}:streamGenerateContent`` (or
+``:generateContent``, which gets the reply's JSON body); the request is recorded first.
+A reply is a list of steps - bytes to send, ``Hold`` (wait for an event), ``Sleep`` - so a
+test can keep the stream open until something has happened.
 
 Two ways to run it: ``async with ScriptedServer(...)`` in the test's own event loop (holds
 may then wait on an ``asyncio.Event``), or ``with ScriptedServer(...)`` in a background
@@ -31,8 +33,35 @@ from ._sse import named, split
 __all__ = ["Hold", "RecordedRequest", "Reply", "ScriptedServer", "Sleep"]
 
 ROUTES: Final = frozenset(
-    {"/v1/chat/completions", "/chat/completions", "/v1/messages", "/messages"}
+    {
+        "/v1/chat/completions",
+        "/chat/completions",
+        "/v1/messages",
+        "/messages",
+        "/v1/responses",
+        "/responses",
+    }
 )
+#: Gemini's routes: ``/v1beta/models/{model}`` (or ``/v1``) then one of these methods.
+GEMINI_METHODS: Final = (":streamGenerateContent", ":generateContent")
+_GEMINI_PREFIXES: Final = ("/v1beta/models/", "/v1/models/")
+
+
+def routed(path: str) -> bool:
+    """Whether ``path`` is one the server answers."""
+    if path in ROUTES:
+        return True
+    return path.startswith(_GEMINI_PREFIXES) and path.endswith(GEMINI_METHODS)
+
+
+def streaming(path: str, body: Any) -> bool:
+    """Whether the request asks for a stream: Gemini's by its method, the others unless the
+    body says ``"stream": false`` (or is not a JSON object)."""
+    if path.endswith(GEMINI_METHODS):
+        return path.endswith(GEMINI_METHODS[0])
+    return not isinstance(body, dict) or body.get("stream", False) is not False
+
+
 _MAX_HEADERS: Final = 100
 _MAX_BODY: Final = 16 * 1024 * 1024
 _READ_TIMEOUT: Final = 10.0
@@ -136,10 +165,12 @@ _REASONS: Final = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Ma
 class ScriptedServer:
     """Plays ``replies`` (``Reply`` objects, in order) to the requests it receives.
 
-    ``url`` is ``http://127.0.0.1:PORT``; ``openai_base_url`` (``url + "/v1"``) and
-    ``anthropic_base_url`` (``url``) are what the SDK clients take. ``requests`` lists the
-    requests received, ``log`` what was sent and held (``(seconds, text)``), ``timeouts``
-    the labels of holds that timed out. A request with no reply left gets a 500 error.
+    ``url`` is ``http://127.0.0.1:PORT``; ``openai_base_url`` (``url + "/v1"``, for Chat
+    Completions and Responses), ``anthropic_base_url`` and ``gemini_base_url`` (``url``;
+    ``genai.Client(http_options={"base_url": ...})``) are what the SDK clients take.
+    ``requests`` lists the requests received, ``log`` what was sent and held (``(seconds,
+    text)``), ``timeouts`` the labels of holds that timed out. A request with no reply left
+    gets a 500 error.
     """
 
     def __init__(
@@ -177,6 +208,10 @@ class ScriptedServer:
 
     @property
     def anthropic_base_url(self) -> str:
+        return self.url
+
+    @property
+    def gemini_base_url(self) -> str:
         return self.url
 
     def add(self, *replies: Reply) -> None:
@@ -308,7 +343,7 @@ class ScriptedServer:
             return
         self.requests.append(RecordedRequest(method, path, headers, body, decoded))
         self.note(f"request {len(self.requests)}: {method} {path}")
-        if method != "POST" or path not in ROUTES:
+        if method != "POST" or not routed(path):
             await self._send_json(writer, 404, {"error": {"message": f"no route {path}"}})
             return
         if not self.replies:
@@ -317,8 +352,7 @@ class ScriptedServer:
             )
             return
         reply = self.replies.popleft()
-        streaming = not isinstance(decoded, dict) or decoded.get("stream", False) is not False
-        if not streaming and reply.json_body is not None:
+        if not streaming(path, decoded) and reply.json_body is not None:
             await self._send_json(writer, reply.status, reply.json_body)
             return
         await self._play(writer, reply)
