@@ -14,14 +14,16 @@ from __future__ import annotations
 from toolstitch.messages import ToolResult
 
 from ._models import AnthropicModel, Model, OpenAIChatModel
-from ._run import DEFAULT_SYNTHESIS_PROMPT, RunResult, ToolRunner
+from ._run import DEFAULT_SYNTHESIS_PROMPT, RunResult, RunTimeout, ToolRunner
 from ._run_events import (
+    STOP_REASONS,
     BatchRefused,
     RoundEnded,
     RoundStarted,
     RunFailed,
     RunFinished,
     RunnerEvent,
+    RunWarning,
     ToolDropped,
     ToolResultReady,
     ToolStarted,
@@ -31,6 +33,7 @@ from ._tool import Tool
 
 __all__ = [
     "DEFAULT_SYNTHESIS_PROMPT",
+    "STOP_REASONS",
     "AnthropicModel",
     "BatchRefused",
     "Model",
@@ -40,6 +43,8 @@ __all__ = [
     "RunFailed",
     "RunFinished",
     "RunResult",
+    "RunTimeout",
+    "RunWarning",
     "RunnerEvent",
     "Tool",
     "ToolDropped",
