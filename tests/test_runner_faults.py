@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from test_runner import QUERY, anthropic_model, arun, consume, openai_model
-from toolstitch import Event
+from toolstitch import Event, TextDelta
 from toolstitch.runner import (
     STOP_REASONS,
     RunFailed,
@@ -28,6 +28,7 @@ from toolstitch.runner import (
     ToolResultReady,
     ToolRunner,
 )
+from toolstitch.runner._send import encodable_value
 from toolstitch.testing import AnthropicScript, OpenAIChatScript, Reply, ScriptedServer
 
 EMPTY = {"type": "object", "properties": {}}
@@ -568,3 +569,24 @@ def test_anthropic_thinking_block_goes_back_signed_on_round_two() -> None:
     }
     assert assistant["content"][1]["type"] == "tool_use"
     assert result.tool_turns[0].assistant.reasoning[0].signature == "sig-1"
+
+
+def test_text_past_max_text_chars_stops_the_round_as_truncated() -> None:
+    first = OpenAIChatScript().text("a" * 30, pieces=3).text("b" * 30).finish().reply()
+
+    async def main() -> tuple[list[Event], RunResult]:
+        async with openai_model([first]) as (model, _):
+            result = await ToolRunner(model, [], max_text_chars=15).run(["go"])
+            return await consume(result), result
+
+    events, result = arun(main())
+    assert result.stop_reason == "truncated"
+    assert [w.code for w in result.warnings] == ["text-truncated"]
+    assert "b" not in "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert len(finals(events)) == 1
+
+
+def test_encodable_arguments_replace_lone_surrogates_at_every_depth() -> None:
+    value, count = encodable_value({"a": ["x\ud800", {"b\udc00": "ok \U0001f600"}], "n": 1})
+    assert value == {"a": ["x\ufffd", {"b\ufffd": "ok \U0001f600"}], "n": 1}
+    assert count == 2

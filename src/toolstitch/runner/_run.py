@@ -71,6 +71,7 @@ from toolstitch.vocab.call_events import (
 )
 from toolstitch.vocab.errors import SchemaViolation, ToolCallError, TrailingArguments, UnknownTool
 from toolstitch.vocab.limits import Limits
+from toolstitch.vocab.stream_events import TextDelta
 
 from ._exec import Outcome, ToolExecutor
 from ._models import Model
@@ -261,6 +262,8 @@ class _Round:
         self.task: asyncio.Task[None] | None = None
         self.reading = False
         self.abandoned: list[ToolCall] = []  # calls whose tool was left running
+        self.text_chars = 0
+        self.overflow = False  # the text passed max_text_chars
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -358,6 +361,19 @@ class _Round:
                 self.slot(event.index).discarded = event
             elif isinstance(event, CallWarning):
                 self.warned(self.slot(event.index), event.error)
+            elif isinstance(event, TextDelta):
+                self.count_text(len(event.text))
+
+    def count_text(self, chars: int) -> None:
+        """Bound the response's text: past ``max_text_chars`` the round stops reading."""
+        self.text_chars += chars
+        limit = self.runner.max_text_chars
+        if limit is not None and self.text_chars > limit and not self.overflow:
+            self.overflow = True
+            self.warn(
+                "text-truncated",
+                f"the response's text passed max_text_chars ({limit}); the rest is not read",
+            )
 
     def warned(self, slot: _Slot, error: ToolCallError) -> None:
         if isinstance(error, SchemaViolation):
@@ -512,6 +528,8 @@ class _Round:
                 self.handle(self.stitcher.feed(self.first))
                 await self.room()
                 async for raw in self.iterator:
+                    if self.overflow:
+                        break
                     self.handle(self.stitcher.feed(raw))
                     await self.room()
             self.handle(self.stitcher.close())
@@ -535,7 +553,7 @@ class _Round:
             for slot in self.order:
                 self.drop(slot, "the round failed")
             return "failed"
-        if summary.finish_reason is None:  # no end marker: the response was cut
+        if summary.finish_reason is None or self.overflow:  # no end marker, or cut
             for slot in self.order:
                 self.drop(slot, "the response ended without its end marker")
             return "truncated"
@@ -887,7 +905,9 @@ class ToolRunner:
     and its tools; ``run_timeout`` (default 3600 s) the whole run; ``None`` for none.
     ``event_buffer`` (default 256) is how many events may wait for the consumer before the
     round stops reading the model's stream; ``max_result_chars`` (default 100,000) cuts a
-    longer tool result, with a note for the model. ``synthesis_prompt`` is the instruction
+    longer tool result, with a note for the model; ``max_text_chars`` (default 1,000,000)
+    bounds a response's text (past it the round stops reading and is ``"truncated"``).
+    ``synthesis_prompt`` is the instruction
     of the forced-synthesis call.
 
     The tools' schemas go to the core (the ``Stitcher`` of each round, as
@@ -918,6 +938,7 @@ class ToolRunner:
         run_timeout: float | None = 3600.0,
         event_buffer: int = 256,
         max_result_chars: int | None = 100_000,
+        max_text_chars: int | None = 1_000_000,
         synthesis_prompt: str = DEFAULT_SYNTHESIS_PROMPT,
         limits: Limits | None = None,
         on_schema_violation: str = "discard",
@@ -929,7 +950,7 @@ class ToolRunner:
         _check_positive(max_threads=max_threads, event_buffer=event_buffer)
         _check_optional(tool_timeout=tool_timeout, approval_timeout=approval_timeout)
         _check_optional(round_timeout=round_timeout, run_timeout=run_timeout)
-        _check_optional(max_result_chars=max_result_chars)
+        _check_optional(max_result_chars=max_result_chars, max_text_chars=max_text_chars)
         self.model = model
         self.tools: dict[str, Tool] = {}
         for tool in tools:
@@ -944,6 +965,7 @@ class ToolRunner:
         self.run_timeout = run_timeout
         self.event_buffer = event_buffer
         self.max_result_chars = max_result_chars
+        self.max_text_chars = max_text_chars
         self.synthesis_prompt = synthesis_prompt
         self._executor = ToolExecutor(max_threads)
         #: The ``Stitcher`` keywords of every round: what the core checks.
