@@ -74,6 +74,7 @@ from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import TextDelta
 
 from ._exec import Outcome, ToolExecutor
+from ._machine import RunMachine
 from ._models import Model
 from ._run_events import (
     BatchRefused,
@@ -233,8 +234,10 @@ class _Round:
         first: Any,
         should_execute: ShouldExecute | None,
         semaphore: asyncio.Semaphore,
+        machine: RunMachine,
     ) -> None:
         self.runner = runner
+        self.machine = machine
         self.semaphore = semaphore
         self.number = number
         self.synthesis = synthesis
@@ -560,6 +563,7 @@ class _Round:
         if self.synthesis or not self.order:
             return "answer"
         self.calls = tuple(slot.call for slot in self.order if slot.call is not None)
+        self.machine.move("calls")
         refused = await self._ask_all()
         if refused:
             self.refused = tuple(refused)
@@ -567,8 +571,10 @@ class _Round:
                 self.drop(slot, "the batch was refused")
             self.emit(BatchRefused(round=self.number, calls=self.calls, refused=self.refused))
             return "refused"
+        self.machine.move("approved")
         self._answer_errors()
         await self._run_late()
+        self.machine.move("executed")
         self.turn = self._commit()
         return "tools"
 
@@ -763,8 +769,7 @@ def _refused(result: RunResult, play: _Round, summary: StitchResult) -> None:
     result.unresolved = play.calls
     result.refused = play.refused
     result.pending = summary.message()
-    result.stop_reason = "refused"
-    result.done = True
+    result._end("refused")
 
 
 def _answered(result: RunResult, play: _Round, summary: StitchResult) -> None:
@@ -835,7 +840,7 @@ class RunResult:
     def __init__(self) -> None:
         self.final_text = ""
         self.tool_turns: list[ToolTurn] = []
-        self.stop_reason: str | None = None
+        self._machine = RunMachine()  # one per run: grammars/run-machine.json
         self.error: BaseException | None = None
         self.unresolved: tuple[ToolCall, ...] = ()
         self.refused: tuple[ToolCall, ...] = ()
@@ -873,10 +878,21 @@ class RunResult:
             await aclose()
         self._end("cancelled")
 
+    @property
+    def stop_reason(self) -> str | None:
+        """Why the run ended (one of ``STOP_REASONS``); ``None`` while it goes on."""
+        return self._machine.stop_reason
+
+    @property
+    def state(self) -> str:
+        """Where the run is in its machine (grammars/run-machine.json): a live state
+        (``"streaming"``, ``"approving"``, ``"executing"``, ``"committing"``,
+        ``"synthesising"``) or its stop reason."""
+        return self._machine.state
+
     def _end(self, stop_reason: str) -> None:
-        """The run is over: ``stop_reason`` unless it already has one."""
-        if self.stop_reason is None:
-            self.stop_reason = stop_reason
+        """The run is over: ``stop_reason`` unless it already ended."""
+        self._machine.end(stop_reason)
         self.done = True
 
     async def __aenter__(self) -> RunResult:
@@ -1068,7 +1084,16 @@ class ToolRunner:
                         async for event in self._fail(result, number, exc):
                             yield event
                         return
-                play = _Round(self, number, synthesis, iterator, first, should_execute, semaphore)
+                play = _Round(
+                    self,
+                    number,
+                    synthesis,
+                    iterator,
+                    first,
+                    should_execute,
+                    semaphore,
+                    result._machine,
+                )
                 iterator = first = None
                 # aclosing: leaving early closes the round (its task cancelled) right away.
                 async with aclosing(self._forward(play, deadline)) as events:
@@ -1190,6 +1215,8 @@ class ToolRunner:
             except Exception as exc:
                 async for event in self._fail(result, number, exc):
                     yield event
+                return
+        result._machine.move("synthesise" if number >= self.max_rounds else "next_round")
 
     @staticmethod
     def _ended(play: _Round, summary: StitchResult) -> RoundEnded:

@@ -9,21 +9,12 @@ subclass the core's ``Event`` and carry the ``round`` (1-based) they belong to.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from toolstitch.messages import AssistantMessage, FunctionCall, Message, Reasoning, ToolResult
 from toolstitch.vocab.call_events import Event, ToolCall
 
-#: Every ``RunResult.stop_reason`` (and ``RunFinished.stop_reason``), see docs/runner.md.
-STOP_REASONS: Final = (
-    "completed",
-    "refused",
-    "max-rounds",
-    "truncated",
-    "error",
-    "cancelled",
-    "timeout",
-)
+from ._machine import STOP_REASONS
 
 __all__ = [
     "STOP_REASONS",
