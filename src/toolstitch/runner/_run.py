@@ -2,10 +2,18 @@
 
 Theory of operation
 -------------------
-A run is a sequence of rounds. Each round is one model call, played by one task (the round
-task) that pumps the model's stream through a ``Stitcher`` and puts every event on a queue;
+A run is a sequence of rounds, and a machine (``grammars/run-machine.json``, loaded per run
+by ``_machine.RunMachine``): streaming, approving, executing, committing, then streaming
+again, or synthesising after ``max_rounds``; its final states are the stop reasons, so a
+run ends exactly once. Each round is one model call, played by one task (the round task)
+that pumps the model's stream through a ``Stitcher`` and puts every event on a queue;
 ``RunResult.stream`` is an async generator that forwards that queue, so events of the
-stream and of the tools arrive in the order they happened.
+stream and of the tools arrive in the order they happened. When ``event_buffer`` events
+wait, the round task stops reading until the consumer takes one.
+
+Tools start only while someone consumes the run: every tool start and every
+``should_execute`` question waits until the consumer is asking for an event
+(``_Round.consumed``). A consumer that walked away starts nothing new.
 
 Each round's ``Stitcher`` knows the tools (``ToolRunner._stitch_options``), so the core
 refuses a call to an unknown tool at its name and one that breaks its tool's JSON Schema at
@@ -13,14 +21,17 @@ the fragment that made it certain (``CallDiscarded``); the runner answers those 
 results, like every other discarded call. While the stream plays, a ``CallReady`` for a
 tool that is ``early=True`` and whose arguments fit the schema starts a child task:
 ``should_execute`` is asked, and if approved the tool runs, concurrently with the rest of
-the stream. A later ``CallWarning`` that corrupts the call (trailing text, a conflicting
-id, an unexpected delta) drops that result. When the stream has ended, the other calls are
-asked in stream order; if any call is refused, every early result is dropped, nothing of
-the round is committed and the run ends (``BatchRefused``). Otherwise the approved calls
-that are not early run now (``concurrency`` at a time, each within ``tool_timeout``), and
-the round is committed: the assistant message (its calls with valid JSON arguments only)
-and one result per call, in call order. Every problem of a call becomes an error result;
-nothing a tool does escapes.
+the stream (a raising ``should_execute`` ends the round at once). A later ``CallWarning``
+that corrupts the call (trailing text, a conflicting id, an unexpected delta) drops that
+result. A response that ends without its end marker is truncated: its early results are
+dropped, nothing else runs, nothing is committed. When the stream has ended, the other
+calls are asked in stream order; if any call is refused, every early result is dropped,
+nothing of the round is committed and the run ends (``BatchRefused``). Otherwise the
+approved calls that are not early run now (``concurrency`` at a time, through
+``_exec.ToolExecutor``: each within ``tool_timeout`` of its own running time, abandoned at
+its deadline, whatever it raises caught), and the round is committed: the assistant message
+(``StitchResult.message()``, its calls as sent back) and one result per call, in call
+order, everything made acceptable to the provider (``_send``).
 
 A round whose response calls no tool is the final answer. After ``max_rounds`` tool rounds,
 one more call with ``tool_choice="none"`` and a short instruction asks for the answer
@@ -29,7 +40,8 @@ turns so far, before the next model call starts streaming - so its last call alw
 before the final answer streams.
 
 ``run`` itself opens the first model call (so that a request that cannot even start raises
-there); every later failure is a ``RunFailed`` event and ``stop_reason="error"``.
+there); every later failure is a ``RunFailed`` event and ``stop_reason="error"``
+(``"timeout"`` past ``round_timeout`` / ``run_timeout``).
 """
 
 from __future__ import annotations
@@ -98,6 +110,10 @@ DEFAULT_SYNTHESIS_PROMPT: Final = (
     "You have used all the tool rounds available. Do not call any more tools: answer now, "
     "as well as you can, with the information you already have."
 )
+
+#: The last event of a response, for the providers whose streams have one the runner can
+#: see (the OpenAI SDKs consume ``[DONE]`` themselves: there the finish reason is the marker).
+END_EVENTS: Final = {"anthropic": "message_stop"}
 
 #: Warnings after which a call is not trusted to run (the text that was streamed is not
 #: exactly one call).
@@ -267,6 +283,7 @@ class _Round:
         self.abandoned: list[ToolCall] = []  # calls whose tool was left running
         self.text_chars = 0
         self.overflow = False  # the text passed max_text_chars
+        self.last: Any = None  # the last raw event of the stream
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -529,11 +546,13 @@ class _Round:
         try:
             if self.first is not _END:
                 self.handle(self.stitcher.feed(self.first))
+                self.last = self.first
                 await self.room()
                 async for raw in self.iterator:
                     if self.overflow:
                         break
                     self.handle(self.stitcher.feed(raw))
+                    self.last = raw
                     await self.room()
             self.handle(self.stitcher.close())
         finally:
@@ -556,7 +575,7 @@ class _Round:
             for slot in self.order:
                 self.drop(slot, "the round failed")
             return "failed"
-        if summary.finish_reason is None or self.overflow:  # no end marker, or cut
+        if self.overflow or not self._marked(summary):  # cut, or no end marker
             for slot in self.order:
                 self.drop(slot, "the response ended without its end marker")
             return "truncated"
@@ -577,6 +596,14 @@ class _Round:
         self.machine.move("executed")
         self.turn = self._commit()
         return "tools"
+
+    def _marked(self, summary: StitchResult) -> bool:
+        """Whether the response ended with its end marker: a finish reason, and the
+        provider's last event where it has one the runner sees (``END_EVENTS``)."""
+        if summary.finish_reason is None:
+            return False
+        end = END_EVENTS.get(summary.provider or "")
+        return end is None or _event_type(self.last) == end
 
     async def _ask_all(self) -> list[ToolCall]:
         """Ask about every call that could run (early ones were asked at their CallReady);
@@ -796,6 +823,13 @@ def _declared_schema(tool: Tool, policy: str) -> dict[str, Any]:
     if tool.model is not None and policy != "warn":
         return {}
     return tool.parameters
+
+
+def _event_type(raw: Any) -> Any:
+    """The ``type`` of a raw provider event (an SDK object or a dict)."""
+    if isinstance(raw, Mapping):
+        return raw.get("type")
+    return getattr(raw, "type", None)
 
 
 def _received_name(slot: _Slot) -> str:
