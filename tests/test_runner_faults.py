@@ -595,3 +595,65 @@ def test_encodable_arguments_replace_lone_surrogates_at_every_depth() -> None:
     value, count = encodable_value({"a": ["x\ud800", {"b\udc00": "ok \U0001f600"}], "n": 1})
     assert value == {"a": ["x\ufffd", {"b\ufffd": "ok \U0001f600"}], "n": 1}
     assert count == 2
+
+
+def test_round_timeout_ends_a_stream_that_never_stops() -> None:
+    # The stream keeps the queue full: the deadline is checked on the fast path too.
+    first = OpenAIChatScript().text("x", pieces=1).hold(asyncio.Event(), timeout=3).reply()
+
+    async def main() -> RunResult:
+        async with openai_model([first]) as (model, _):
+            result = await ToolRunner(model, [], round_timeout=0.2).run(["go"])
+            async for _ in result.stream:
+                await asyncio.sleep(0.05)  # a slow consumer
+            return result
+
+    assert arun(main()).stop_reason == "timeout"
+
+
+def test_many_concurrent_runs_each_end_once_and_leave_no_task() -> None:
+    release = threading.Event()
+
+    def hang() -> str:
+        release.wait(10)
+        return "late"
+
+    def fail() -> str:
+        raise ValueError("boom")
+
+    async def slow() -> str:
+        await asyncio.sleep(0.01)
+        return "slow"
+
+    tools = [Tool("hang", hang, EMPTY), Tool("fail", fail, EMPTY), Tool("slow", slow, EMPTY)]
+    runs = 24
+
+    def script(n: int) -> Reply:
+        name = ("hang", "fail", "slow")[n % 3]
+        return OpenAIChatScript().call(f"c{n}", name, "{}").finish("tool_calls").reply()
+
+    async def main() -> tuple[list[list[Event]], int, int]:
+        replies = [script(n) for n in range(runs)] + [answer() for _ in range(runs)]
+        async with openai_model(replies) as (model, _):
+            runner = ToolRunner(model, tools, tool_timeout=0.3, max_threads=runs)
+            before = asyncio.all_tasks()
+
+            async def one() -> list[Event]:
+                return await consume(await runner.run(["go"]))
+
+            streams = await asyncio.gather(*(one() for _ in range(runs)))
+            abandoned = runner.abandoned_threads
+            release.set()
+            runner.close()
+            for _ in range(20):  # let finalizers (async generators closing) run
+                await asyncio.sleep(0.01)
+            left = len(asyncio.all_tasks() - before)
+            return streams, abandoned, left
+
+    streams, abandoned, left = arun(main())
+    for events in streams:
+        assert len(finals(events)) == 1
+        assert finals(events)[0].stop_reason == "completed"
+        assert len(results(events)) == 1  # every call answered exactly once
+    assert abandoned == runs // 3  # the hung ones, one thread each, all reported
+    assert left == 0

@@ -1169,6 +1169,10 @@ class ToolRunner:
         """The round's next event; the consumer is "asking" while it waits."""
         play.asking.set()
         try:
+            if not play.queue.empty():  # no task, no timer: the common case
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise asyncio.TimeoutError
+                return play.queue.get_nowait()
             item: Event | _Done = await _within(play.queue.get(), deadline)
         except asyncio.TimeoutError:
             play.failure = RunTimeout("the round or the run ran past its timeout")
