@@ -563,7 +563,7 @@ def test_max_rounds_forces_a_synthesis_without_tools() -> None:
         "turns [1, 2]",
         "round 3 synthesis=True",
     ]
-    assert result.stop_reason == "max_rounds"
+    assert result.stop_reason == "max-rounds"
     assert result.final_text == "Best effort."
     assert [t.round for t in result.tool_turns] == [1, 2]
     assert [(r.input_tokens, r.output_tokens) for r in result.rounds] == [
@@ -590,7 +590,7 @@ def test_anthropic_synthesis_keeps_tools_declared_with_tool_choice_none() -> Non
             return await result.collect(), server
 
     result, server = arun(main())
-    assert result.stop_reason == "max_rounds"
+    assert result.stop_reason == "max-rounds"
     assert result.final_text == "Done."
     assert server.requests[1].json["tool_choice"] == {"type": "none"}
 
@@ -679,20 +679,25 @@ def test_constructor_checks_and_missing_sdk_message() -> None:
     assert isinstance(OpenAIChatModel(object(), "m"), Model)
 
 
-def test_an_exception_from_should_execute_is_raised_from_the_stream() -> None:
+def test_an_exception_from_should_execute_ends_the_run_with_an_error() -> None:
     def should_execute(call: ToolCall) -> bool:
         raise KeyError("policy store down")
 
     tools = [Tool("lookup", lambda q: "r", QUERY, early=True)]
     first = OpenAIChatScript().call("c1", "lookup", '{"q": "x"}').finish("tool_calls").reply()
 
-    async def main() -> None:
+    async def main() -> tuple[list[Event], RunResult]:
         async with openai_model([first]) as (model, _):
             result = await ToolRunner(model, tools).run(["go"], should_execute=should_execute)
-            await result.collect()
+            return await consume(result), result
 
-    with pytest.raises(KeyError, match="policy store down"):
-        arun(main())
+    events, result = arun(main())
+    assert result.stop_reason == "error"
+    assert isinstance(result.error, KeyError)
+    failed = [e for e in events if isinstance(e, RunFailed)]
+    assert [str(e.error) for e in failed] == ["'policy store down'"]
+    assert isinstance(events[-1], RunFinished)
+    assert events[-1].stop_reason == "error"
 
 
 # -- the core checks the calls: unknown tools, schema violations, pydantic ----------------------

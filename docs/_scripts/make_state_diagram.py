@@ -1,8 +1,12 @@
-"""Regenerate the state diagram and transition table in docs/state-machine.md.
+"""Regenerate the state diagrams and transition tables of the declared machines.
 
-Both are drawn from grammars/call-machine.json through the same ``transitions.Machine`` the
-library loads, so the picture cannot drift from the code. tests/test_docs.py fails when the
-committed page differs from what this script writes.
+* docs/state-machine.md: the per-call machine, grammars/call-machine.json;
+* docs/runner.md: the run machine, grammars/run-machine.json.
+
+Both are drawn through the same ``transitions.Machine`` the library loads (one mechanism,
+``toolstitch.core.machine``), so the pictures cannot drift from the code.
+tests/test_docs.py and tests/test_runner_machine.py fail when a committed page differs from
+what this script writes.
 
     python docs/_scripts/make_state_diagram.py
 """
@@ -10,38 +14,62 @@ committed page differs from what this script writes.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from toolstitch.core.machine import DEFINITION, mermaid_diagram
+from toolstitch.core.machine import DEFINITION, load_definition, mermaid_diagram
 
-PAGE = Path(__file__).resolve().parents[1] / "state-machine.md"
+DOCS = Path(__file__).resolve().parents[1]
+PAGE = DOCS / "state-machine.md"
 START = "<!-- generated:start (docs/_scripts/make_state_diagram.py) -->"
 END = "<!-- generated:end -->"
 
+RUN_PAGE = DOCS / "runner.md"
+RUN_START = "<!-- generated:start run machine (docs/_scripts/make_state_diagram.py) -->"
+RUN_TITLE = "toolstitch.runner: the life of one run"
 
-def generated_block() -> str:
+
+def _block(definition: Mapping[str, Any], title: str, start: str) -> str:
     rows = ["| trigger | from | to | when |", "|---|---|---|---|"]
-    for move in DEFINITION["transitions"]:
+    for move in definition["transitions"]:
         sources = move["source"] if isinstance(move["source"], list) else [move["source"]]
         rows.append(
             f"| `{move['trigger']}` | {', '.join(f'`{s}`' for s in sources)} "
             f"| `{move['dest']}` | {move['when']} |"
         )
-    return "\n".join(
-        [START, "", "```mermaid", mermaid_diagram().strip(), "```", "", *rows, "", END]
-    )
+    diagram = mermaid_diagram(definition, title=title).strip()
+    return "\n".join([start, "", "```mermaid", diagram, "```", "", *rows, "", END])
+
+
+def generated_block() -> str:
+    return _block(DEFINITION, "toolstitch: the life of one tool call", START)
+
+
+def run_block() -> str:
+    return _block(load_definition("run-machine.json"), RUN_TITLE, RUN_START)
+
+
+def _replace(page: str, start: str, block: str) -> str:
+    head, _, rest = page.partition(start)
+    _, _, tail = rest.partition(END)
+    return head + block + tail
 
 
 def render(page: str) -> str:
-    head, _, rest = page.partition(START)
-    _, _, tail = rest.partition(END)
-    return head + generated_block() + tail
+    """docs/state-machine.md with its generated block redrawn."""
+    return _replace(page, START, generated_block())
+
+
+def render_runner(page: str) -> str:
+    """docs/runner.md with the run machine's generated block redrawn."""
+    return _replace(page, RUN_START, run_block())
 
 
 def main() -> int:
-    page = PAGE.read_text(encoding="utf-8")
-    PAGE.write_text(render(page), encoding="utf-8")
-    print(f"wrote {PAGE}", file=sys.stderr)
+    for path, redraw in ((PAGE, render), (RUN_PAGE, render_runner)):
+        path.write_text(redraw(path.read_text(encoding="utf-8")), encoding="utf-8")
+        print(f"wrote {path}", file=sys.stderr)
     return 0
 
 

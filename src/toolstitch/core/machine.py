@@ -74,19 +74,20 @@ __all__ = [
 _GRAMMAR_NAME = "call-machine.json"
 
 
-def _grammar_text() -> str:
+def _grammar_text(name: str = _GRAMMAR_NAME) -> str:
     # Installed wheels carry the file inside the package; a source checkout (including an
     # editable install) reads it from the top-level grammars/ folder.
-    packaged = resources.files("toolstitch").joinpath("grammars").joinpath(_GRAMMAR_NAME)
+    packaged = resources.files("toolstitch").joinpath("grammars").joinpath(name)
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8")
-    checkout = Path(__file__).resolve().parents[3] / "grammars" / _GRAMMAR_NAME
+    checkout = Path(__file__).resolve().parents[3] / "grammars" / name
     return checkout.read_text(encoding="utf-8")
 
 
-def load_definition() -> dict[str, Any]:
-    """The machine declaration, as the JSON file states it."""
-    definition: dict[str, Any] = json.loads(_grammar_text())
+def load_definition(name: str = _GRAMMAR_NAME) -> dict[str, Any]:
+    """A machine declaration of ``grammars/`` (the call machine unless ``name`` says
+    another, such as the runner's ``run-machine.json``), as the JSON file states it."""
+    definition: dict[str, Any] = json.loads(_grammar_text(name))
     return definition
 
 
@@ -118,7 +119,11 @@ def derive_table(machine: Machine) -> dict[tuple[CallState, str], CallState]:
     return table
 
 
-def mermaid_diagram(definition: Mapping[str, Any] | None = None) -> str:
+def mermaid_diagram(
+    definition: Mapping[str, Any] | None = None,
+    *,
+    title: str = "toolstitch: the life of one tool call",
+) -> str:
     """The machine drawn by ``transitions`` as a Mermaid state diagram (for docs/)."""
     from transitions.extensions.diagrams import GraphMachine
 
@@ -133,7 +138,7 @@ def mermaid_diagram(definition: Mapping[str, Any] | None = None) -> str:
         initial=definition["initial"],
         auto_transitions=False,
         graph_engine="mermaid",
-        title="toolstitch: the life of one tool call",
+        title=title,
         show_state_attributes=False,
     )
 

@@ -22,14 +22,16 @@ from ._models import (
     OpenAIChatModel,
     OpenAIResponsesModel,
 )
-from ._run import DEFAULT_SYNTHESIS_PROMPT, RunResult, ToolRunner
+from ._run import DEFAULT_SYNTHESIS_PROMPT, RunResult, RunTimeout, ToolRunner
 from ._run_events import (
+    STOP_REASONS,
     BatchRefused,
     RoundEnded,
     RoundStarted,
     RunFailed,
     RunFinished,
     RunnerEvent,
+    RunWarning,
     ToolDropped,
     ToolResultReady,
     ToolStarted,
@@ -39,6 +41,7 @@ from ._tool import Tool, tool
 
 __all__ = [
     "DEFAULT_SYNTHESIS_PROMPT",
+    "STOP_REASONS",
     "AnthropicModel",
     "BatchRefused",
     "GeminiModel",
@@ -50,6 +53,8 @@ __all__ = [
     "RunFailed",
     "RunFinished",
     "RunResult",
+    "RunTimeout",
+    "RunWarning",
     "RunnerEvent",
     "Tool",
     "ToolDropped",

@@ -2,10 +2,18 @@
 
 Theory of operation
 -------------------
-A run is a sequence of rounds. Each round is one model call, played by one task (the round
-task) that pumps the model's stream through a ``Stitcher`` and puts every event on a queue;
+A run is a sequence of rounds, and a machine (``grammars/run-machine.json``, loaded per run
+by ``_machine.RunMachine``): streaming, approving, executing, committing, then streaming
+again, or synthesising after ``max_rounds``; its final states are the stop reasons, so a
+run ends exactly once. Each round is one model call, played by one task (the round task)
+that pumps the model's stream through a ``Stitcher`` and puts every event on a queue;
 ``RunResult.stream`` is an async generator that forwards that queue, so events of the
-stream and of the tools arrive in the order they happened.
+stream and of the tools arrive in the order they happened. When ``event_buffer`` events
+wait, the round task stops reading until the consumer takes one.
+
+Tools start only while someone consumes the run: every tool start and every
+``should_execute`` question waits until the consumer is asking for an event
+(``_Round.consumed``). A consumer that walked away starts nothing new.
 
 Each round's ``Stitcher`` knows the tools (``ToolRunner._stitch_options``), so the core
 refuses a call to an unknown tool at its name and one that breaks its tool's JSON Schema at
@@ -13,14 +21,17 @@ the fragment that made it certain (``CallDiscarded``); the runner answers those 
 results, like every other discarded call. While the stream plays, a ``CallReady`` for a
 tool that is ``early=True`` and whose arguments fit the schema starts a child task:
 ``should_execute`` is asked, and if approved the tool runs, concurrently with the rest of
-the stream. A later ``CallWarning`` that corrupts the call (trailing text, a conflicting
-id, an unexpected delta) drops that result. When the stream has ended, the other calls are
-asked in stream order; if any call is refused, every early result is dropped, nothing of
-the round is committed and the run ends (``BatchRefused``). Otherwise the approved calls
-that are not early run now (``concurrency`` at a time, each within ``tool_timeout``), and
-the round is committed: the assistant message (its calls with valid JSON arguments only)
-and one result per call, in call order. Every problem of a call becomes an error result;
-nothing a tool does escapes.
+the stream (a raising ``should_execute`` ends the round at once). A later ``CallWarning``
+that corrupts the call (trailing text, a conflicting id, an unexpected delta) drops that
+result. A response that ends without its end marker is truncated: its early results are
+dropped, nothing else runs, nothing is committed. When the stream has ended, the other
+calls are asked in stream order; if any call is refused, every early result is dropped,
+nothing of the round is committed and the run ends (``BatchRefused``). Otherwise the
+approved calls that are not early run now (``concurrency`` at a time, through
+``_exec.ToolExecutor``: each within ``tool_timeout`` of its own running time, abandoned at
+its deadline, whatever it raises caught), and the round is committed: the assistant message
+(``StitchResult.message()``, its calls as sent back) and one result per call, in call
+order, everything made acceptable to the provider (``_send``).
 
 A round whose response calls no tool is the final answer. After ``max_rounds`` tool rounds,
 one more call with ``tool_choice="none"`` and a short instruction asks for the answer
@@ -29,7 +40,8 @@ turns so far, before the next model call starts streaming - so its last call alw
 before the final answer streams.
 
 ``run`` itself opens the first model call (so that a request that cannot even start raises
-there); every later failure is a ``RunFailed`` event and ``stop_reason="error"``.
+there); every later failure is a ``RunFailed`` event and ``stop_reason="error"``
+(``"timeout"`` past ``round_timeout`` / ``run_timeout``).
 """
 
 from __future__ import annotations
@@ -54,6 +66,7 @@ from toolstitch.messages import (
     FunctionCall,
     Message,
     Reasoning,
+    TextPart,
     ToolResult,
     UserMessage,
     tool_error,
@@ -70,7 +83,10 @@ from toolstitch.vocab.call_events import (
 )
 from toolstitch.vocab.errors import SchemaViolation, ToolCallError, TrailingArguments, UnknownTool
 from toolstitch.vocab.limits import Limits
+from toolstitch.vocab.stream_events import TextDelta
 
+from ._exec import Outcome, ToolExecutor
+from ._machine import RunMachine
 from ._models import Model
 from ._run_events import (
     BatchRefused,
@@ -78,20 +94,26 @@ from ._run_events import (
     RoundStarted,
     RunFailed,
     RunFinished,
+    RunWarning,
     ToolDropped,
     ToolResultReady,
     ToolStarted,
     ToolTurn,
 )
+from ._send import clip, encodable, encodable_value, wire_name
 from ._tool import Tool, render
 
-__all__ = ["DEFAULT_SYNTHESIS_PROMPT", "RunResult", "ToolRunner"]
+__all__ = ["DEFAULT_SYNTHESIS_PROMPT", "RunResult", "RunTimeout", "ToolRunner"]
 
 #: The instruction appended for the forced-synthesis call.
 DEFAULT_SYNTHESIS_PROMPT: Final = (
     "You have used all the tool rounds available. Do not call any more tools: answer now, "
     "as well as you can, with the information you already have."
 )
+
+#: The last event of a response, for the providers whose streams have one the runner can
+#: see (the OpenAI SDKs consume ``[DONE]`` themselves: there the finish reason is the marker).
+END_EVENTS: Final = {"anthropic": "message_stop"}
 
 #: Warnings after which a call is not trusted to run (the text that was streamed is not
 #: exactly one call).
@@ -176,6 +198,7 @@ class _Slot:
         "dropped",
         "early",
         "index",
+        "outcome",
         "problem",
         "result",
         "schema_error",
@@ -201,6 +224,7 @@ class _Slot:
         self.started = False
         self.dropped = False
         self.result: ToolResult | None = None
+        self.outcome: Outcome | None = None
 
 
 class _Done:
@@ -209,7 +233,8 @@ class _Done:
     __slots__ = ("error", "outcome")
 
     def __init__(self, outcome: str, error: BaseException | None = None) -> None:
-        self.outcome = outcome  # "answer", "tools", "refused", "failed", "raised"
+        # "answer", "tools", "refused", "truncated", "failed", "raised", "timeout"
+        self.outcome = outcome
         self.error = error
 
 
@@ -225,8 +250,10 @@ class _Round:
         first: Any,
         should_execute: ShouldExecute | None,
         semaphore: asyncio.Semaphore,
+        machine: RunMachine,
     ) -> None:
         self.runner = runner
+        self.machine = machine
         self.semaphore = semaphore
         self.number = number
         self.synthesis = synthesis
@@ -245,11 +272,48 @@ class _Round:
         self.calls: tuple[ToolCall, ...] = ()
         self.turn: ToolTurn | None = None
         self.outcome: str | None = None  # as the round task decided (see _Done)
+        self.warnings: list[RunWarning] = []
+        #: Set while the consumer waits for the next event: tools start only then.
+        self.asking = asyncio.Event()
+        #: Set each time the consumer took an event: the round reads on when there is room.
+        self.drained = asyncio.Event()
+        self.aborted: BaseException | None = None  # an early should_execute raised
+        self.task: asyncio.Task[None] | None = None
+        self.reading = False
+        self.abandoned: list[ToolCall] = []  # calls whose tool was left running
+        self.text_chars = 0
+        self.overflow = False  # the text passed max_text_chars
+        self.last: Any = None  # the last raw event of the stream
 
     # -- helpers ---------------------------------------------------------------------------
 
     def emit(self, event: Event) -> None:
         self.queue.put_nowait(event)
+
+    def warn(self, code: str, message: str) -> None:
+        warning = RunWarning(round=self.number, code=code, message=message)
+        self.warnings.append(warning)
+        self.emit(warning)
+
+    async def consumed(self) -> None:
+        """Return once the consumer is asking for an event (at once if it is now).
+
+        This is the gate of every tool start and every ``should_execute`` question: a
+        stream nobody reads any more (left with ``break``, say) starts nothing new."""
+        await self.asking.wait()
+
+    async def room(self) -> None:
+        """Wait while ``event_buffer`` events wait for the consumer (backpressure)."""
+        while self.queue.qsize() >= self.runner.event_buffer:
+            self.drained.clear()
+            await self.drained.wait()
+
+    def abort(self, error: BaseException) -> None:
+        """An early ``should_execute`` raised: end the round now, not at the stream's end."""
+        if self.aborted is None:
+            self.aborted = error
+            if self.reading and self.task is not None:
+                self.task.cancel()
 
     def slot(self, index: int) -> _Slot:
         slot = self.slots.get(index)
@@ -264,11 +328,7 @@ class _Round:
             raise slot.ask_error
         if slot.approved is None:
             try:
-                decision = (
-                    True
-                    if self.should_execute is None
-                    else bool(await _maybe_await(self.should_execute(slot.call)))
-                )
+                decision = await self._decide(slot.call)
             except BaseException as exc:
                 slot.ask_error = exc
                 slot.asked.set()
@@ -276,6 +336,28 @@ class _Round:
             slot.approved = decision
             slot.asked.set()
         return slot.approved
+
+    async def _decide(self, call: ToolCall) -> bool:
+        """``should_execute(call)``, asked while the consumer reads, within
+        ``approval_timeout`` (an async answer that comes later is a refusal)."""
+        if self.should_execute is None:
+            return True
+        await self.consumed()
+        value = self.should_execute(call)
+        if not inspect.isawaitable(value):
+            return bool(value)
+        runner = self.runner
+        outcome = await runner._executor.bounded(value, runner.approval_timeout)
+        if outcome.timed_out:
+            self.warn(
+                "approval-timeout",
+                f"should_execute did not answer for call {call.id} ({call.name!r}) within "
+                f"{runner.approval_timeout:g} seconds: the call counts as refused",
+            )
+            return False
+        if outcome.error is not None:
+            raise outcome.error
+        return bool(outcome.value)
 
     def drop(self, slot: _Slot, reason: str) -> None:
         if slot.dropped:
@@ -299,6 +381,19 @@ class _Round:
                 self.slot(event.index).discarded = event
             elif isinstance(event, CallWarning):
                 self.warned(self.slot(event.index), event.error)
+            elif isinstance(event, TextDelta):
+                self.count_text(len(event.text))
+
+    def count_text(self, chars: int) -> None:
+        """Bound the response's text: past ``max_text_chars`` the round stops reading."""
+        self.text_chars += chars
+        limit = self.runner.max_text_chars
+        if limit is not None and self.text_chars > limit and not self.overflow:
+            self.overflow = True
+            self.warn(
+                "text-truncated",
+                f"the response's text passed max_text_chars ({limit}); the rest is not read",
+            )
 
     def warned(self, slot: _Slot, error: ToolCallError) -> None:
         if isinstance(error, SchemaViolation):
@@ -347,7 +442,12 @@ class _Round:
         return "invalid-arguments", _invalid_arguments_message(call.name, call.id, problem)
 
     async def early(self, slot: _Slot) -> None:
-        if await self.ask(slot) and not slot.dropped:
+        try:
+            approved = await self.ask(slot)
+        except Exception as exc:
+            self.abort(exc)
+            return
+        if approved and not slot.dropped:
             await self.execute(slot, early=True)
 
     async def execute(self, slot: _Slot, *, early: bool) -> None:
@@ -356,66 +456,83 @@ class _Round:
         assert tool is not None
         runner = self.runner
         async with self.semaphore:
+            await self.consumed()
             if slot.dropped:
                 return
             slot.started = True
             self.emit(ToolStarted(round=self.number, call=call, early=early))
-            began = time.monotonic()
-            code: str | None = None
-            try:
-                if runner.tool_timeout is None:
-                    value = await tool.invoke(call.parsed_arguments)
-                else:
-                    value = await asyncio.wait_for(
-                        tool.invoke(call.parsed_arguments), runner.tool_timeout
-                    )
-                result = ToolResult(call_id=call.id, name=call.name, content=render(value))
-            except asyncio.TimeoutError:
-                code = "tool-timeout"
-                result = tool_error(
-                    call,
-                    f"Error [tool-timeout]: the tool {call.name!r} (call id {call.id}) did not "
-                    f"finish within {runner.tool_timeout:g} seconds and was abandoned. Try "
-                    "again with a smaller request, or continue without this result.",
-                )
-            except Exception as exc:
-                code = "tool-exception"
-                result = tool_error(
-                    call,
-                    f"Error [tool-exception]: the tool {call.name!r} (call id {call.id}) "
-                    f"failed: {type(exc).__name__}: {exc}. Check the arguments and try "
-                    "again, or continue without this result.",
-                )
-            seconds = time.monotonic() - began
-        slot.result = result
-        slot.code = code
+            outcome = await runner._executor.run(tool, call.parsed_arguments, runner.tool_timeout)
+        slot.outcome = outcome
+        slot.result, slot.code = self._result_of(call, outcome)
         self.emit(
             ToolResultReady(
                 round=self.number,
-                result=result,
+                result=slot.result,
                 early=early,
                 executed=True,
-                code=code,
-                seconds=seconds,
+                code=slot.code,
+                seconds=outcome.seconds,
+                name=call.name,
+                abandoned=outcome.abandoned,
             )
         )
+
+    def _result_of(self, call: ToolCall, outcome: Outcome) -> tuple[ToolResult, str | None]:
+        """The result a tool run gives the model, and its error code."""
+        if outcome.timed_out:
+            return tool_error(
+                call,
+                f"Error [tool-timeout]: the tool {call.name!r} (call id {call.id}) did not "
+                f"finish within {self.runner.tool_timeout:g} seconds and was abandoned. Try "
+                "again with a smaller request, or continue without this result.",
+            ), "tool-timeout"
+        if outcome.ok:
+            try:
+                content = render(outcome.value)
+            except Exception as exc:
+                outcome.error = exc
+            else:
+                return ToolResult(
+                    call_id=call.id, name=call.name, content=self._clip(call, content)
+                ), None
+        error = outcome.error
+        return tool_error(
+            call,
+            f"Error [tool-exception]: the tool {call.name!r} (call id {call.id}) "
+            f"failed: {type(error).__name__}: {error}. Check the arguments and try "
+            "again, or continue without this result.",
+        ), "tool-exception"
+
+    def _clip(self, call: ToolCall, content: str) -> str:
+        limit = self.runner.max_result_chars
+        clipped = clip(content, limit)
+        if clipped is not content:
+            self.warn(
+                "result-truncated",
+                f"the result of call {call.id} ({call.name!r}) had {len(content)} characters; "
+                f"the model gets the first {limit}",
+            )
+        return clipped
 
     # -- the round -------------------------------------------------------------------------
 
     async def play(self) -> None:
+        self.task = asyncio.current_task()
         try:
             outcome = await self._play()
-        except BaseException as exc:  # a callback of the caller raised, or cancellation
-            for slot in self.order:
-                if slot.task is not None and not slot.task.done():
-                    slot.task.cancel()
-            self.queue.put_nowait(_Done("raised", exc))
-            if not isinstance(exc, Exception):
+        except asyncio.CancelledError:
+            if self.aborted is None:  # the round is closed or timed out: nobody reads on
                 raise
-            return
+            _uncancel(self.task)
+            outcome, self.failure = "raised", self.aborted
+        except Exception as exc:  # a callback of the caller raised
+            outcome, self.failure = "raised", exc
         finally:
             await self._cancel_tasks()
-        self.queue.put_nowait(_Done(outcome))
+        if outcome == "raised":
+            for slot in self.order:
+                self.drop(slot, "a callback raised")
+        self.queue.put_nowait(_Done(outcome, self.failure))
 
     async def _cancel_tasks(self) -> None:
         for task in self.tasks:
@@ -425,13 +542,21 @@ class _Round:
             await asyncio.gather(*self.tasks, return_exceptions=True)
 
     async def _read(self) -> None:
+        self.reading = True
         try:
             if self.first is not _END:
                 self.handle(self.stitcher.feed(self.first))
+                self.last = self.first
+                await self.room()
                 async for raw in self.iterator:
+                    if self.overflow:
+                        break
                     self.handle(self.stitcher.feed(raw))
+                    self.last = raw
+                    await self.room()
             self.handle(self.stitcher.close())
         finally:
+            self.reading = False
             aclose = getattr(self.iterator, "aclose", None)
             if aclose is not None:
                 await aclose()
@@ -441,15 +566,23 @@ class _Round:
             await self._read()
         except Exception as exc:
             self.failure = exc
-        if self.failure is None and self.stitcher.result.stream_error is not None:
-            self.failure = self.stitcher.result.stream_error
+        if self.aborted is not None:
+            raise self.aborted
+        summary = self.stitcher.result
+        if self.failure is None and summary.stream_error is not None:
+            self.failure = summary.stream_error
         if self.failure is not None:
             for slot in self.order:
                 self.drop(slot, "the round failed")
             return "failed"
+        if self.overflow or not self._marked(summary):  # cut, or no end marker
+            for slot in self.order:
+                self.drop(slot, "the response ended without its end marker")
+            return "truncated"
         if self.synthesis or not self.order:
             return "answer"
         self.calls = tuple(slot.call for slot in self.order if slot.call is not None)
+        self.machine.move("calls")
         refused = await self._ask_all()
         if refused:
             self.refused = tuple(refused)
@@ -457,10 +590,20 @@ class _Round:
                 self.drop(slot, "the batch was refused")
             self.emit(BatchRefused(round=self.number, calls=self.calls, refused=self.refused))
             return "refused"
+        self.machine.move("approved")
         self._answer_errors()
         await self._run_late()
+        self.machine.move("executed")
         self.turn = self._commit()
         return "tools"
+
+    def _marked(self, summary: StitchResult) -> bool:
+        """Whether the response ended with its end marker: a finish reason, and the
+        provider's last event where it has one the runner sees (``END_EVENTS``)."""
+        if summary.finish_reason is None:
+            return False
+        end = END_EVENTS.get(summary.provider or "")
+        return end is None or _event_type(self.last) == end
 
     async def _ask_all(self) -> list[ToolCall]:
         """Ask about every call that could run (early ones were asked at their CallReady);
@@ -489,6 +632,7 @@ class _Round:
                         early=False,
                         executed=False,
                         code=slot.code,
+                        name=_received_name(slot),
                     )
                 )
 
@@ -537,6 +681,57 @@ class _Round:
             call_id=reply.call_id, name=reply.name, content=reply.content, is_error=True
         )
 
+    # -- what is sent back ------------------------------------------------------------------
+
+    def send_text(self, text: str, what: str) -> str:
+        """``text`` made encodable (lone surrogates replaced, with a warning)."""
+        fixed, count = encodable(text)
+        if count:
+            self.warn(
+                "lone-surrogate",
+                f"{what} had {count} lone surrogate(s), replaced by U+FFFD in the history",
+            )
+        return fixed
+
+    def send_name(self, name: str) -> str:
+        """A name every provider accepts (``unknown_tool`` otherwise, with a warning)."""
+        sent = wire_name(self.send_text(name, "a tool name"))
+        if sent != name:
+            self.warn(
+                "tool-name-replaced",
+                f"the tool name {name!r} is not one providers accept; sent back as {sent!r}",
+            )
+        return sent
+
+    def _sent_call(self, slot: _Slot, result: ToolResult) -> FunctionCall:
+        if slot.call is None:
+            name = self.send_name(result.name or UNKNOWN_TOOL_NAME)
+            return FunctionCall(id=result.call_id, name=name)
+        call = slot.call
+        arguments, count = encodable_value(call.parsed_arguments)
+        if count:
+            self.warn(
+                "lone-surrogate",
+                f"the arguments of call {call.id} had {count} lone surrogate(s), replaced by "
+                "U+FFFD in the history",
+            )
+        return FunctionCall(
+            id=call.id,
+            name=self.send_name(call.name),
+            arguments=arguments,
+            signature=call.signature,
+            caller=call.caller,
+        )
+
+    def _sent_result(self, result: ToolResult) -> ToolResult:
+        name = None if result.name is None else wire_name(encodable(result.name)[0])
+        content = self.send_text(result.content, f"the result of call {result.call_id}")
+        if name == result.name and content is result.content:
+            return result
+        return ToolResult(
+            call_id=result.call_id, name=name, content=content, is_error=result.is_error
+        )
+
     def _commit(self) -> ToolTurn:
         calls: list[FunctionCall] = []
         results: list[ToolResult] = []
@@ -544,52 +739,78 @@ class _Round:
             result = slot.result
             if result is None:  # cannot happen: every slot ends with a result
                 raise AssertionError(f"call {slot.index} has no result")
-            if slot.call is not None:
-                call = FunctionCall(
-                    id=slot.call.id, name=slot.call.name, arguments=slot.call.parsed_arguments
-                )
-            else:
-                call = FunctionCall(id=result.call_id, name=result.name or UNKNOWN_TOOL_NAME)
-            calls.append(call)
-            results.append(result)
+            calls.append(self._sent_call(slot, result))
+            results.append(self._sent_result(result))
         summary = self.stitcher.result
         tokens_in, tokens_out = tokens(summary.usage)
+        text = self.send_text(summary.text, "the response text")
         return ToolTurn(
             round=self.number,
-            text=summary.text,
+            text=text,
             tool_calls=tuple(calls),
             results=tuple(results),
             reasoning=summary.reasoning,
             input_tokens=tokens_in,
             output_tokens=tokens_out,
+            message=self.sent_message(summary, calls),
         )
+
+    def sent_message(
+        self, summary: StitchResult, calls: Sequence[FunctionCall]
+    ) -> AssistantMessage | None:
+        """``summary.message()`` (reasoning blocks with their signatures, in stream order)
+        with ``calls`` (as sent back) in place of its calls and its text made encodable;
+        ``None`` if its calls do not pair with ``calls`` one to one."""
+        parts = summary.message().ordered_parts()
+        if sum(isinstance(part, FunctionCall) for part in parts) != len(calls):
+            return None
+        pending = iter(calls)
+        sent: list[Reasoning | TextPart | FunctionCall] = []
+        for part in parts:
+            if isinstance(part, FunctionCall):
+                sent.append(next(pending))
+            elif isinstance(part, TextPart):
+                sent.append(TextPart(text=encodable(part.text)[0], signature=part.signature))
+            elif isinstance(part, Reasoning):
+                sent.append(_encodable_reasoning(part))
+            else:
+                sent.append(part)
+        return AssistantMessage(parts=tuple(sent))
+
+
+def _encodable_reasoning(part: Reasoning) -> Reasoning:
+    text, count = encodable(part.text)
+    if not count:
+        return part
+    return Reasoning(
+        text=text,
+        signature=part.signature,
+        id=part.id,
+        redacted=part.redacted,
+        summary=part.summary,
+    )
 
 
 def _refused(result: RunResult, play: _Round, summary: StitchResult) -> None:
     """A refused batch ends the run: keep its calls and its uncommitted assistant message."""
     result.unresolved = play.calls
     result.refused = play.refused
-    result.pending = AssistantMessage(
-        text=summary.text,
-        tool_calls=tuple(
-            FunctionCall(id=c.id, name=c.name, arguments=c.parsed_arguments) for c in play.calls
-        ),
-        reasoning=(Reasoning(text=summary.reasoning),) if summary.reasoning else (),
-    )
-    result.stop_reason = "refused"
-    result.done = True
+    result.pending = summary.message()
+    result._end("refused")
 
 
-def _answered(result: RunResult, summary: StitchResult) -> None:
+def _answered(result: RunResult, play: _Round, summary: StitchResult) -> None:
     """The final answer: its text, and its assistant message in the history."""
-    result.final_text = summary.text
+    text = play.send_text(summary.text, "the answer")
+    result.final_text = text
     if summary.text or summary.reasoning:
-        result.messages.append(
-            AssistantMessage(
-                text=summary.text,
+        message = play.sent_message(summary, ())
+        if message is None:  # the model called tools anyway (forced synthesis)
+            message = AssistantMessage(
+                text=text,
                 reasoning=(Reasoning(text=summary.reasoning),) if summary.reasoning else (),
             )
-        )
+        result.messages.append(message)
 
 
 def _declared_schema(tool: Tool, policy: str) -> dict[str, Any]:
@@ -602,6 +823,27 @@ def _declared_schema(tool: Tool, policy: str) -> dict[str, Any]:
     if tool.model is not None and policy != "warn":
         return {}
     return tool.parameters
+
+
+def _event_type(raw: Any) -> Any:
+    """The ``type`` of a raw provider event (an SDK object or a dict)."""
+    if isinstance(raw, Mapping):
+        return raw.get("type")
+    return getattr(raw, "type", None)
+
+
+def _received_name(slot: _Slot) -> str:
+    """The tool name as the model sent it (``""`` if it sent none)."""
+    if slot.call is not None:
+        return slot.call.name
+    return (slot.discarded.name if slot.discarded is not None else None) or ""
+
+
+def _uncancel(task: asyncio.Task[Any] | None) -> None:
+    """Undo a cancellation the round made itself (Python 3.11+ counts them)."""
+    uncancel = getattr(task, "uncancel", None)
+    if uncancel is not None:
+        uncancel()
 
 
 class _End:
@@ -617,27 +859,32 @@ class RunResult:
     ``stream`` (also ``async for event in result``) forwards every event of every round as
     it happens; iterate it once, to the end (or ``await collect()``), and the other
     attributes are complete: ``final_text``, ``tool_turns`` (the committed tool rounds),
-    ``stop_reason`` (``"completed"``, ``"max_rounds"``, ``"refused"``, ``"error"``),
-    ``error`` (the error that ended the run), ``unresolved`` and ``refused`` (the calls of a
-    refused batch, and those that were refused), ``pending`` (that batch's uncommitted
-    assistant message), ``rounds`` (one ``RoundEnded`` per round, with its tokens) and
-    ``messages`` (the conversation: the input plus everything committed, ending with the
-    final answer). ``done`` says whether the run is over. Leaving early: ``await aclose()``
-    (or ``async with``) closes the model's stream and cancels the tools.
+    ``stop_reason`` (one of ``STOP_REASONS``, see docs/runner.md; ``None`` only while the
+    run goes on), ``error`` (the error that ended the run), ``unresolved`` and ``refused``
+    (the calls of a refused batch, and those that were refused), ``pending`` (the
+    uncommitted assistant message of a refused batch or of a truncated response),
+    ``rounds`` (one ``RoundEnded`` per round, with its tokens), ``warnings`` (every
+    ``RunWarning``), ``abandoned`` (the calls whose tool was still running at its deadline
+    and was left behind) and ``messages`` (the conversation: the input plus everything
+    committed, ending with the final answer). ``done`` says whether the run is over.
+    Leaving early: ``await aclose()`` (or ``async with``) closes the model's stream and
+    cancels the tools; the run then ends with ``stop_reason="cancelled"``.
     """
 
     def __init__(self) -> None:
         self.final_text = ""
         self.tool_turns: list[ToolTurn] = []
-        self.stop_reason: str | None = None
+        self._machine = RunMachine()  # one per run: grammars/run-machine.json
         self.error: BaseException | None = None
         self.unresolved: tuple[ToolCall, ...] = ()
         self.refused: tuple[ToolCall, ...] = ()
         self.pending: AssistantMessage | None = None
         self.rounds: list[RoundEnded] = []
+        self.warnings: list[RunWarning] = []
+        self.abandoned: list[ToolCall] = []
         self.messages: list[Message] = []
         self.done = False
-        self._stream: AsyncIterator[Event] | None = None
+        self._stream: AsyncGenerator[Event, None] | None = None
         self._primed: Any = None  # the first model stream, until the run takes it over
 
     @property
@@ -657,13 +904,29 @@ class RunResult:
 
     async def aclose(self) -> None:
         """Stop the run: close the model's stream, cancel the tools."""
-        aclose = getattr(self._stream, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        if self._stream is not None:
+            await self._stream.aclose()
         primed, self._primed = self._primed, None
         aclose = getattr(primed, "aclose", None)
         if aclose is not None:
             await aclose()
+        self._end("cancelled")
+
+    @property
+    def stop_reason(self) -> str | None:
+        """Why the run ended (one of ``STOP_REASONS``); ``None`` while it goes on."""
+        return self._machine.stop_reason
+
+    @property
+    def state(self) -> str:
+        """Where the run is in its machine (grammars/run-machine.json): a live state
+        (``"streaming"``, ``"approving"``, ``"executing"``, ``"committing"``,
+        ``"synthesising"``) or its stop reason."""
+        return self._machine.state
+
+    def _end(self, stop_reason: str) -> None:
+        """The run is over: ``stop_reason`` unless it already ended."""
+        self._machine.end(stop_reason)
         self.done = True
 
     async def __aenter__(self) -> RunResult:
@@ -673,15 +936,29 @@ class RunResult:
         await self.aclose()
 
 
+class RunTimeout(TimeoutError):
+    """``round_timeout`` or ``run_timeout`` passed; ``RunResult.error`` of a
+    ``"timeout"`` run."""
+
+
 class ToolRunner:
     """The tool loop over ``model`` with ``tools`` (see the module docs).
 
     ``max_rounds`` (default 10) bounds the model calls that may use tools; after that many
     tool rounds one more call, without tools, asks for the final answer.
     ``concurrency`` (default 8) bounds the tools running at once. ``tool_timeout`` (default
-    60 seconds, ``None`` for none) bounds each tool run; a synchronous function that runs
-    past it is abandoned (its thread cannot be stopped) and answered with an error result.
-    ``synthesis_prompt`` is the instruction of the forced-synthesis call.
+    60 seconds, ``None`` for none) bounds each tool's own running time; a tool still running
+    then is answered with ``tool-timeout`` and abandoned, never awaited (a thread cannot be
+    stopped). Sync tools run on the runner's own pool of ``max_threads`` (default 32)
+    threads. ``approval_timeout`` (default 300 s) bounds an async ``should_execute``
+    (a late answer is a refusal); ``round_timeout`` (default 600 s) one round, its stream
+    and its tools; ``run_timeout`` (default 3600 s) the whole run; ``None`` for none.
+    ``event_buffer`` (default 256) is how many events may wait for the consumer before the
+    round stops reading the model's stream; ``max_result_chars`` (default 100,000) cuts a
+    longer tool result, with a note for the model; ``max_text_chars`` (default 1,000,000)
+    bounds a response's text (past it the round stops reading and is ``"truncated"``).
+    ``synthesis_prompt`` is the instruction
+    of the forced-synthesis call.
 
     The tools' schemas go to the core (the ``Stitcher`` of each round, as
     ``Assembler(tools=...)``), which checks every call as it streams: a call to an unknown
@@ -705,6 +982,13 @@ class ToolRunner:
         max_rounds: int = 10,
         concurrency: int = 8,
         tool_timeout: float | None = 60.0,
+        max_threads: int = 32,
+        approval_timeout: float | None = 300.0,
+        round_timeout: float | None = 600.0,
+        run_timeout: float | None = 3600.0,
+        event_buffer: int = 256,
+        max_result_chars: int | None = 100_000,
+        max_text_chars: int | None = 1_000_000,
         synthesis_prompt: str = DEFAULT_SYNTHESIS_PROMPT,
         limits: Limits | None = None,
         on_schema_violation: str = "discard",
@@ -712,12 +996,11 @@ class ToolRunner:
         partial_arguments: bool | None = None,
         id_factory: IdFactory | None = None,
     ) -> None:
-        if max_rounds < 1:
-            raise ValueError("max_rounds must be at least 1")
-        if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
-        if tool_timeout is not None and tool_timeout <= 0:
-            raise ValueError("tool_timeout must be positive or None")
+        _check_positive(max_rounds=max_rounds, concurrency=concurrency)
+        _check_positive(max_threads=max_threads, event_buffer=event_buffer)
+        _check_optional(tool_timeout=tool_timeout, approval_timeout=approval_timeout)
+        _check_optional(round_timeout=round_timeout, run_timeout=run_timeout)
+        _check_optional(max_result_chars=max_result_chars, max_text_chars=max_text_chars)
         self.model = model
         self.tools: dict[str, Tool] = {}
         for tool in tools:
@@ -727,7 +1010,14 @@ class ToolRunner:
         self.max_rounds = max_rounds
         self.concurrency = concurrency
         self.tool_timeout = tool_timeout
+        self.approval_timeout = approval_timeout
+        self.round_timeout = round_timeout
+        self.run_timeout = run_timeout
+        self.event_buffer = event_buffer
+        self.max_result_chars = max_result_chars
+        self.max_text_chars = max_text_chars
         self.synthesis_prompt = synthesis_prompt
+        self._executor = ToolExecutor(max_threads)
         #: The ``Stitcher`` keywords of every round: what the core checks.
         self._stitch_options: dict[str, Any] = {
             "limits": limits,
@@ -741,6 +1031,15 @@ class ToolRunner:
             "id_factory": id_factory,
         }
         Stitcher(**self._stitch_options)  # refuse bad options here, not in the first round
+
+    @property
+    def abandoned_threads(self) -> int:
+        """How many threads of abandoned sync tools (of every run) are still running."""
+        return self._executor.abandoned_threads
+
+    def close(self) -> None:
+        """Shut the runner's thread pool down (without waiting for abandoned threads)."""
+        self._executor.shutdown()
 
     async def run(
         self,
@@ -759,9 +1058,12 @@ class ToolRunner:
         history: list[Message] = [UserMessage(m) if isinstance(m, str) else m for m in messages]
         result = RunResult()
         result.messages = history
+        deadline = _deadline(self.run_timeout)
         iterator, first = await self._open(history, synthesis=False)
         result._primed = iterator
-        result._stream = self._drive(result, iterator, first, should_execute, on_tool_turns)
+        result._stream = self._drive(
+            result, iterator, first, should_execute, on_tool_turns, deadline
+        )
         return result
 
     async def _open(self, history: list[Message], *, synthesis: bool) -> tuple[Any, Any]:
@@ -790,7 +1092,8 @@ class ToolRunner:
         first: Any,
         should_execute: ShouldExecute | None,
         on_tool_turns: OnToolTurns | None,
-    ) -> AsyncIterator[Event]:
+        run_deadline: float | None,
+    ) -> AsyncGenerator[Event, None]:
         history = result.messages
         result._primed = None
         semaphore = asyncio.Semaphore(self.concurrency)
@@ -800,17 +1103,34 @@ class ToolRunner:
                 number += 1
                 synthesis = number > self.max_rounds
                 yield RoundStarted(round=number, synthesis=synthesis)
+                deadline = _earliest(run_deadline, _deadline(self.round_timeout))
                 if iterator is None:
                     try:
-                        iterator, first = await self._open(history, synthesis=synthesis)
+                        iterator, first = await _within(
+                            self._open(history, synthesis=synthesis), deadline
+                        )
+                    except asyncio.TimeoutError:
+                        error = RunTimeout("the run ran past its timeout opening a round")
+                        async for event in self._fail(result, number, error, "timeout"):
+                            yield event
+                        return
                     except Exception as exc:
                         async for event in self._fail(result, number, exc):
                             yield event
                         return
-                play = _Round(self, number, synthesis, iterator, first, should_execute, semaphore)
+                play = _Round(
+                    self,
+                    number,
+                    synthesis,
+                    iterator,
+                    first,
+                    should_execute,
+                    semaphore,
+                    result._machine,
+                )
                 iterator = first = None
                 # aclosing: leaving early closes the round (its task cancelled) right away.
-                async with aclosing(self._forward(play)) as events:
+                async with aclosing(self._forward(play, deadline)) as events:
                     async for event in events:
                         yield event
                 async with aclosing(self._conclude(result, play, on_tool_turns)) as events:
@@ -821,14 +1141,15 @@ class ToolRunner:
                 aclose = getattr(iterator, "aclose", None)
                 if aclose is not None:
                     await aclose()
-            result.done = True
+            result._end("cancelled")  # closed or cancelled before its end
 
-    async def _forward(self, play: _Round) -> AsyncGenerator[Event, None]:
-        """Play the round as its own task and forward its events; raise what it raised."""
+    async def _forward(self, play: _Round, deadline: float | None) -> AsyncGenerator[Event, None]:
+        """Play the round as its own task and forward its events; the round's outcome in
+        ``play.outcome`` (``"timeout"`` when ``deadline`` passed first)."""
         task = asyncio.create_task(play.play())
         try:
             while True:
-                item = await play.queue.get()
+                item = await self._next(play, deadline)
                 if isinstance(item, _Done):
                     break
                 yield item
@@ -836,10 +1157,37 @@ class ToolRunner:
             if not task.done():
                 task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+            self._abandoned_of(play)
         if item.outcome == "raised":
             assert item.error is not None
-            raise item.error
-        play.outcome = item.outcome
+            play.failure, play.outcome = item.error, "failed"
+        else:
+            play.outcome = item.outcome
+
+    @staticmethod
+    async def _next(play: _Round, deadline: float | None) -> Event | _Done:
+        """The round's next event; the consumer is "asking" while it waits."""
+        play.asking.set()
+        try:
+            if not play.queue.empty():  # no task, no timer: the common case
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise asyncio.TimeoutError
+                return play.queue.get_nowait()
+            item: Event | _Done = await _within(play.queue.get(), deadline)
+        except asyncio.TimeoutError:
+            play.failure = RunTimeout("the round or the run ran past its timeout")
+            return _Done("timeout", play.failure)
+        finally:
+            play.asking.clear()
+            play.drained.set()
+        return item
+
+    def _abandoned_of(self, play: _Round) -> None:
+        play.abandoned = [
+            s.call
+            for s in play.order
+            if s.call is not None and s.outcome is not None and s.outcome.abandoned
+        ]
 
     async def _conclude(
         self, result: RunResult, play: _Round, on_tool_turns: OnToolTurns | None
@@ -848,48 +1196,121 @@ class ToolRunner:
         (``result.done`` once the run is over)."""
         number = play.number
         summary = play.stitcher.result
+        result.abandoned.extend(play.abandoned)
+        ended = self._ended(play, summary)
+        if play.outcome in ("answer", "tools"):
+            async for event in self._concluded(result, play, summary, ended, on_tool_turns):
+                yield event
+            return
+        result.warnings.extend(play.warnings)
+        result.rounds.append(ended)
+        yield ended
+        if play.outcome == "refused":
+            _refused(result, play, summary)
+            yield RunFinished(round=number, stop_reason="refused", final_text="")
+        elif play.outcome == "truncated":
+            result.pending = summary.message()
+            result._end("truncated")
+            yield RunFinished(round=number, stop_reason="truncated", final_text="")
+        else:
+            assert play.failure is not None
+            stop = "timeout" if play.outcome == "timeout" else "error"
+            async for event in self._fail(result, number, play.failure, stop):
+                yield event
+
+    async def _concluded(
+        self,
+        result: RunResult,
+        play: _Round,
+        summary: StitchResult,
+        ended: RoundEnded,
+        on_tool_turns: OnToolTurns | None,
+    ) -> AsyncGenerator[Event, None]:
+        """A round that went as planned: its answer, or its tool turn committed."""
+        number = play.number
+        if play.outcome == "answer":
+            before = len(play.warnings)
+            _answered(result, play, summary)  # may warn, after the round's stream
+            for warning in play.warnings[before:]:
+                yield warning
+            result.warnings.extend(play.warnings)
+            result.rounds.append(ended)
+            yield ended
+            stop = "max-rounds" if play.synthesis else "completed"
+            result._end(stop)
+            yield RunFinished(round=number, stop_reason=stop, final_text=result.final_text)
+            return
+        result.warnings.extend(play.warnings)
+        turn = play.turn
+        assert turn is not None
+        result.messages.extend(turn.messages())
+        result.tool_turns.append(turn)
+        result.rounds.append(ended)
+        yield ended
+        if on_tool_turns is not None:
+            try:
+                await _maybe_await(on_tool_turns(list(result.tool_turns)))
+            except Exception as exc:
+                async for event in self._fail(result, number, exc):
+                    yield event
+                return
+        result._machine.move("synthesise" if number >= self.max_rounds else "next_round")
+
+    @staticmethod
+    def _ended(play: _Round, summary: StitchResult) -> RoundEnded:
         tokens_in, tokens_out = tokens(summary.usage)
-        ended = RoundEnded(
-            round=number,
+        return RoundEnded(
+            round=play.number,
             finish_reason=summary.finish_reason,
             input_tokens=tokens_in,
             output_tokens=tokens_out,
             usage=summary.usage,
         )
-        if play.outcome == "failed":
-            assert play.failure is not None
-            result.rounds.append(ended)
-            yield ended
-            async for event in self._fail(result, number, play.failure):
-                yield event
-        elif play.outcome == "refused":
-            result.rounds.append(ended)
-            yield ended
-            _refused(result, play, summary)
-            yield RunFinished(round=number, stop_reason="refused", final_text="")
-        elif play.outcome == "answer":
-            _answered(result, summary)
-            result.rounds.append(ended)
-            yield ended
-            result.stop_reason = "max_rounds" if play.synthesis else "completed"
-            result.done = True
-            yield RunFinished(round=number, stop_reason=result.stop_reason, final_text=summary.text)
-        else:
-            turn = play.turn
-            assert turn is not None
-            result.messages.extend(turn.messages())
-            result.tool_turns.append(turn)
-            result.rounds.append(ended)
-            yield ended
-            if on_tool_turns is not None:
-                await _maybe_await(on_tool_turns(list(result.tool_turns)))
 
     async def _fail(
-        self, result: RunResult, number: int, error: BaseException
+        self, result: RunResult, number: int, error: BaseException, stop: str = "error"
     ) -> AsyncIterator[Event]:
         result.error = error
         result.final_text = ""
-        result.stop_reason = "error"
-        result.done = True
+        result._end(stop)
         yield RunFailed(round=number, error=error, message=str(error))
-        yield RunFinished(round=number, stop_reason="error", final_text="")
+        yield RunFinished(round=number, stop_reason=stop, final_text="")
+
+
+def _check_positive(**values: int) -> None:
+    for name, value in values.items():
+        if value < 1:
+            raise ValueError(f"{name} must be at least 1")
+
+
+def _check_optional(**values: float | None) -> None:
+    for name, value in values.items():
+        if value is not None and value <= 0:
+            raise ValueError(f"{name} must be positive or None")
+
+
+def _deadline(seconds: float | None) -> float | None:
+    return None if seconds is None else time.monotonic() + seconds
+
+
+def _earliest(*deadlines: float | None) -> float | None:
+    known = [d for d in deadlines if d is not None]
+    return min(known) if known else None
+
+
+async def _within(awaitable: Awaitable[Any], deadline: float | None) -> Any:
+    """``awaitable`` within ``deadline`` (a ``time.monotonic()`` value, or ``None``)."""
+    if deadline is None:
+        return await awaitable
+    # Not asyncio.wait_for: before Python 3.12 it can swallow a cancellation that arrives
+    # as the awaitable completes, and a cancelled run must stay cancelled.
+    task = asyncio.ensure_future(awaitable)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=max(deadline - time.monotonic(), 0.0))
+    except BaseException:
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        raise asyncio.TimeoutError
+    return task.result()

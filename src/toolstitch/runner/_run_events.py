@@ -14,12 +14,16 @@ from typing import Any
 from toolstitch.messages import AssistantMessage, FunctionCall, Message, Reasoning, ToolResult
 from toolstitch.vocab.call_events import Event, ToolCall
 
+from ._machine import STOP_REASONS
+
 __all__ = [
+    "STOP_REASONS",
     "BatchRefused",
     "RoundEnded",
     "RoundStarted",
     "RunFailed",
     "RunFinished",
+    "RunWarning",
     "RunnerEvent",
     "ToolDropped",
     "ToolResultReady",
@@ -57,8 +61,12 @@ class ToolResultReady(RunnerEvent):
 
     ``executed`` is false for an error decided without running anything (unknown tool,
     arguments that fail the schema, a malformed, truncated or corrupted call); ``code`` is
-    the error's code (``None`` for a success); ``seconds`` the run time. An early result
-    may still be dropped afterwards (``ToolDropped``).
+    the error's code (``None`` for a success); ``seconds`` the tool's own running time
+    (not the wait for a thread or a ``concurrency`` slot). ``name`` is the tool name as the
+    model sent it (the history may carry ``unknown_tool`` instead, see docs/runner.md);
+    ``abandoned`` is true for a ``tool-timeout`` whose tool was still running and was left
+    behind (never awaited). An early result may still be dropped afterwards
+    (``ToolDropped``).
     """
 
     result: ToolResult
@@ -66,6 +74,8 @@ class ToolResultReady(RunnerEvent):
     executed: bool = True
     code: str | None = None
     seconds: float = 0.0
+    name: str = ""
+    abandoned: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,11 +117,26 @@ class RunFailed(RunnerEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunFinished(RunnerEvent):
-    """The last event of a run. ``stop_reason``: ``"completed"`` (the model answered),
-    ``"max_rounds"`` (answered by forced synthesis), ``"refused"`` or ``"error"``."""
+    """The last event of a run, exactly once while someone reads the stream.
+    ``stop_reason`` is one of ``STOP_REASONS``: ``"completed"`` (the model answered),
+    ``"max-rounds"`` (answered by forced synthesis), ``"refused"``, ``"truncated"`` (a
+    response ended without its end marker), ``"error"``, ``"timeout"``; ``"cancelled"`` is
+    set on the result only (a closed or cancelled stream has nobody to tell)."""
 
     stop_reason: str
     final_text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunWarning(RunnerEvent):
+    """Something the runner changed or could not keep, with a stable ``code``:
+    ``"lone-surrogate"`` (replaced by U+FFFD in what is sent back), ``"tool-name-replaced"``
+    (a name no provider accepts, sent back as ``unknown_tool``), ``"result-truncated"`` (a
+    result longer than ``max_result_chars``), ``"text-truncated"`` (a response's text longer
+    than ``max_text_chars``)."""
+
+    code: str
+    message: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,10 +155,15 @@ class ToolTurn:
     reasoning: str = ""
     input_tokens: int | None = None
     output_tokens: int | None = None
+    #: The assistant turn as sent back (``StitchResult.message()``: reasoning blocks with
+    #: their signatures, in stream order), when the runner built it.
+    message: AssistantMessage | None = field(default=None, compare=False)
 
     @property
     def assistant(self) -> AssistantMessage:
         """The assistant message of this turn, as kept in the history."""
+        if self.message is not None:
+            return self.message
         return AssistantMessage(
             text=self.text,
             tool_calls=self.tool_calls,
