@@ -435,7 +435,13 @@ def test_truncated_call_and_tool_failures_become_error_results() -> None:
     }
     results = {r.call_id: r for r in result.tool_turns[0].results}
     assert all(r.is_error for r in results.values())
-    assert "RuntimeError: disk on fire" in results["c1"].content
+    # The model is told the exception's type, never its text; the application gets the
+    # traceback on the event.
+    assert "RuntimeError" in results["c1"].content
+    assert "disk on fire" not in results["c1"].content
+    (failure,) = [e.failure for e in events if isinstance(e, ToolResultReady) and e.failure]
+    assert "disk on fire" in failure.traceback
+    assert failure.code == "tool-exception"
     assert "0.2 seconds" in results["c2"].content
     assert "q: 7 is not of type 'string'" in results["c3"].content
     assert "boom, lookup, slow" in results["c4"].content
@@ -927,3 +933,34 @@ def test_core_options_reach_the_core() -> None:
         ToolRunner(object(), [], on_schema_violation="ignore")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         ToolRunner(object(), [], watch_strings={"lookup": "/q"})  # type: ignore[arg-type]
+
+
+def test_run_reads_a_history_in_the_models_wire_format_and_the_error_hook_speaks() -> None:
+    def boom(q: str) -> str:
+        raise RuntimeError("secret path /etc/x")
+
+    first = OpenAIChatScript().call("c1", "boom", '{"q": "a"}').finish("tool_calls").reply()
+    second = OpenAIChatScript().text("Done.").finish().reply()
+    history = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "go"},
+    ]
+
+    async def main() -> tuple[list[Event], RunResult, ScriptedServer]:
+        async with openai_model([first, second]) as (model, server):
+            runner = ToolRunner(
+                model,
+                [Tool("boom", boom, QUERY)],
+                error_message=lambda exc, call: f"{call.name} is down; try later",
+            )
+            result = await runner.run(history)
+            return await consume(result), result, server
+
+    events, result, server = arun(main())
+    assert server.requests[0].json["messages"][:2] == history  # read, then written back alike
+    (ready,) = [e for e in events if isinstance(e, ToolResultReady)]
+    assert ready.result.content == "Error: boom is down; try later"
+    assert ready.failure is not None
+    assert "secret path" in ready.failure.traceback
+    assert "secret path" not in json.dumps(server.requests[1].json)
+    assert result.final_text == "Done."

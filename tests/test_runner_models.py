@@ -360,11 +360,6 @@ def test_tool_runner_two_turns(name: str, sync: bool) -> None:
     assert "18 °C in Paris" in json.dumps(server.requests[1].json, ensure_ascii=False)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ToolRunner commits Reasoning(text) only, without signature or id; the run "
-    "helper's change (the tool turn from StitchResult.message()) makes these pass",
-)
 @pytest.mark.parametrize("name", sorted(set(CASES) - {"openai-chat"}))
 def test_tool_runner_sends_reasoning_state_back(name: str) -> None:
     case = CASES[name]

@@ -44,6 +44,7 @@ __all__ = [
     "skim",
     "snippet",
     "utf8",
+    "without_lone_surrogates",
 ]
 
 # -- whitespace ---------------------------------------------------------------------------------
@@ -116,6 +117,16 @@ def join_surrogates(text: str) -> str:
     if text.isascii() or _SURROGATE.search(text) is None:
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+
+
+def without_lone_surrogates(text: str) -> tuple[str, int]:
+    """``text`` made encodable as UTF-8: surrogate pairs joined (``join_surrogates``), each
+    lone half left over replaced by U+FFFD; and how many were replaced."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return _SURROGATE.subn("\ufffd", join_surrogates(text))
+    return text, 0
 
 
 def utf8(text: str) -> bytes:

@@ -46,20 +46,6 @@ class Outcome:
     seconds: float = 0.0
 
 
-def _arguments(tool: Tool, arguments: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """The positional and keyword arguments of the function, as ``Tool.invoke`` passes them."""
-    if tool.model is not None:
-        return (tool.model.model_validate(dict(arguments)),), {}  # type: ignore[attr-defined]
-    return (), dict(arguments)
-
-
-def _is_async(tool: Tool) -> bool:
-    function = tool.function
-    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
-        getattr(function, "__call__", None)  # noqa: B004 - an object with async __call__
-    )
-
-
 async def _guard(awaitable: Awaitable[Any]) -> _Guarded:
     try:
         return True, await awaitable
@@ -110,11 +96,11 @@ class ToolExecutor:
     async def run(self, tool: Tool, arguments: Mapping[str, Any], timeout: float | None) -> Outcome:
         """Run ``tool`` on ``arguments`` (already checked) within ``timeout`` seconds."""
         try:
-            args, kwargs = _arguments(tool, arguments)
+            args, kwargs = tool.call_arguments(arguments)
         except Exception as exc:
             return Outcome(error=exc)
         call = functools.partial(tool.function, *args, **kwargs)
-        if _is_async(tool):
+        if tool.is_async:
             return await self.bounded(call(), timeout)
         return await self._run_thread(call, timeout)
 

@@ -86,6 +86,8 @@ from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import TextDelta
 
 from ._exec import Outcome, ToolExecutor
+from ._history import read_history
+from ._logging import ErrorMessage, ToolFailure, tool_failure
 from ._machine import RunMachine
 from ._models import Model
 from ._run_events import (
@@ -463,7 +465,7 @@ class _Round:
             self.emit(ToolStarted(round=self.number, call=call, early=early))
             outcome = await runner._executor.run(tool, call.parsed_arguments, runner.tool_timeout)
         slot.outcome = outcome
-        slot.result, slot.code = self._result_of(call, outcome)
+        slot.result, slot.code, failure = self._result_of(call, outcome)
         self.emit(
             ToolResultReady(
                 round=self.number,
@@ -474,34 +476,41 @@ class _Round:
                 seconds=outcome.seconds,
                 name=call.name,
                 abandoned=outcome.abandoned,
+                failure=failure,
             )
         )
 
-    def _result_of(self, call: ToolCall, outcome: Outcome) -> tuple[ToolResult, str | None]:
-        """The result a tool run gives the model, and its error code."""
+    def _result_of(
+        self, call: ToolCall, outcome: Outcome
+    ) -> tuple[ToolResult, str | None, ToolFailure | None]:
+        """The result a tool run gives the model, its error code, and for an exception the
+        ``ToolFailure`` (traceback kept for the application, never sent to the model)."""
         if outcome.timed_out:
-            return tool_error(
-                call,
-                f"Error [tool-timeout]: the tool {call.name!r} (call id {call.id}) did not "
-                f"finish within {self.runner.tool_timeout:g} seconds and was abandoned. Try "
-                "again with a smaller request, or continue without this result.",
-            ), "tool-timeout"
+            return (
+                tool_error(
+                    call,
+                    f"Error [tool-timeout]: the tool {call.name!r} (call id {call.id}) did not "
+                    f"finish within {self.runner.tool_timeout:g} seconds and was abandoned. Try "
+                    "again with a smaller request, or continue without this result.",
+                ),
+                "tool-timeout",
+                None,
+            )
         if outcome.ok:
             try:
                 content = render(outcome.value)
             except Exception as exc:
                 outcome.error = exc
             else:
-                return ToolResult(
-                    call_id=call.id, name=call.name, content=self._clip(call, content)
-                ), None
+                return (
+                    ToolResult(call_id=call.id, name=call.name, content=self._clip(call, content)),
+                    None,
+                    None,
+                )
         error = outcome.error
-        return tool_error(
-            call,
-            f"Error [tool-exception]: the tool {call.name!r} (call id {call.id}) "
-            f"failed: {type(error).__name__}: {error}. Check the arguments and try "
-            "again, or continue without this result.",
-        ), "tool-exception"
+        assert error is not None
+        failure = tool_failure(error, call, self.runner.error_message)
+        return tool_error(call, failure.message), failure.code, failure
 
     def _clip(self, call: ToolCall, content: str) -> str:
         limit = self.runner.max_result_chars
@@ -995,6 +1004,7 @@ class ToolRunner:
         watch_strings: Mapping[str, Iterable[str]] | None = None,
         partial_arguments: bool | None = None,
         id_factory: IdFactory | None = None,
+        error_message: ErrorMessage | None = None,
     ) -> None:
         _check_positive(max_rounds=max_rounds, concurrency=concurrency)
         _check_positive(max_threads=max_threads, event_buffer=event_buffer)
@@ -1017,6 +1027,9 @@ class ToolRunner:
         self.max_result_chars = max_result_chars
         self.max_text_chars = max_text_chars
         self.synthesis_prompt = synthesis_prompt
+        #: ``error_message(exception, call) -> str``: what the model is told of a tool's
+        #: exception (``None``: the tool, the call id and the exception's type only).
+        self.error_message = error_message
         self._executor = ToolExecutor(max_threads)
         #: The ``Stitcher`` keywords of every round: what the core checks.
         self._stitch_options: dict[str, Any] = {
@@ -1043,19 +1056,23 @@ class ToolRunner:
 
     async def run(
         self,
-        messages: Sequence[Message | str],
+        messages: Sequence[Any] | str,
         *,
+        system: Any = None,
         should_execute: ShouldExecute | None = None,
         on_tool_turns: OnToolTurns | None = None,
     ) -> RunResult:
-        """Start a run on ``messages`` (neutral messages; a ``str`` is a user message).
+        """Start a run on ``messages``: neutral messages (a ``str`` among them is a user
+        message), one ``str``, or the history in the model's own wire format (OpenAI Chat
+        message dicts, Responses input items, Anthropic messages with ``system=``, Gemini
+        contents), read with ``read_history``.
 
         ``should_execute(call)`` (sync or async) is asked once per call that could run;
         ``on_tool_turns(turns)`` (sync or async) after each committed tool round. The first
         model call is opened here: an error opening it is raised. Iterate the result's
         ``stream`` to drive the run.
         """
-        history: list[Message] = [UserMessage(m) if isinstance(m, str) else m for m in messages]
+        history = read_history(messages, getattr(self.model, "provider", "auto"), system=system)
         result = RunResult()
         result.messages = history
         deadline = _deadline(self.run_timeout)

@@ -14,6 +14,7 @@ from typing import Any
 from toolstitch.messages import AssistantMessage, FunctionCall, Message, Reasoning, ToolResult
 from toolstitch.vocab.call_events import Event, ToolCall
 
+from ._logging import ToolFailure
 from ._machine import STOP_REASONS
 
 __all__ = [
@@ -65,8 +66,9 @@ class ToolResultReady(RunnerEvent):
     (not the wait for a thread or a ``concurrency`` slot). ``name`` is the tool name as the
     model sent it (the history may carry ``unknown_tool`` instead, see docs/runner.md);
     ``abandoned`` is true for a ``tool-timeout`` whose tool was still running and was left
-    behind (never awaited). An early result may still be dropped afterwards
-    (``ToolDropped``).
+    behind (never awaited). ``failure`` is the tool's exception with its traceback (for the
+    application and its logs; the model gets only ``result``'s safe message). An early result
+    may still be dropped afterwards (``ToolDropped``).
     """
 
     result: ToolResult
@@ -76,6 +78,7 @@ class ToolResultReady(RunnerEvent):
     seconds: float = 0.0
     name: str = ""
     abandoned: bool = False
+    failure: ToolFailure | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

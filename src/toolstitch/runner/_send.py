@@ -11,31 +11,24 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
-from toolstitch.json.lexicon import join_surrogates
-from toolstitch.stitch.recovery import _SAFE_NAME as SAFE_NAME
-from toolstitch.stitch.recovery import UNKNOWN_TOOL_NAME
+from toolstitch.json.lexicon import without_lone_surrogates
+from toolstitch.stitch.recovery import accepted_name
 
 __all__ = ["clip", "encodable", "encodable_value", "wire_name"]
 
-_LONE: Final = re.compile("[\ud800-\udfff]")
-
 
 def wire_name(name: str) -> str:
-    """``name`` if every provider accepts it, else ``unknown_tool``."""
-    return name if SAFE_NAME.fullmatch(name) else UNKNOWN_TOOL_NAME
+    """``name`` if every provider accepts it, else ``unknown_tool`` (``accepted_name``)."""
+    return accepted_name(name)
 
 
 def encodable(text: str) -> tuple[str, int]:
-    """``text`` with its lone surrogates replaced by U+FFFD, and how many there were."""
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return _LONE.subn("\ufffd", join_surrogates(text))
-    return text, 0
+    """``text`` with its lone surrogates replaced by U+FFFD, and how many there were
+    (``json.lexicon.without_lone_surrogates``)."""
+    return without_lone_surrogates(text)
 
 
 def encodable_value(value: Any) -> tuple[Any, int]:

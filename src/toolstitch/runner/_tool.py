@@ -197,17 +197,27 @@ class Tool:
         where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
         return f"{where}: {error.message}"
 
+    @property
+    def is_async(self) -> bool:
+        """Whether ``function`` is a coroutine function (or an object with an async
+        ``__call__``): awaited on the loop, never run in a thread."""
+        return self._is_async
+
+    def call_arguments(
+        self, arguments: Mapping[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The function's positional and keyword arguments for the call's ``arguments``
+        (already checked): converted to the annotated types for ``from_function`` tools, the
+        validated model instance for a pydantic model, else the arguments as keywords."""
+        if self._signature is not None:
+            return self._signature.call_arguments(arguments)
+        if self.model is not None:
+            return (self.model.model_validate(dict(arguments)),), {}  # type: ignore[attr-defined]
+        return (), dict(arguments)
+
     async def invoke(self, arguments: Mapping[str, Any]) -> Any:
         """Run the function with ``arguments`` (already checked); return its value."""
-        args: tuple[Any, ...]
-        kwargs: dict[str, Any]
-        if self._signature is not None:
-            args, kwargs = self._signature.call_arguments(arguments)
-        elif self.model is not None:
-            args = (self.model.model_validate(dict(arguments)),)  # type: ignore[attr-defined]
-            kwargs = {}
-        else:
-            args, kwargs = (), dict(arguments)
+        args, kwargs = self.call_arguments(arguments)
         if self._is_async:
             value = await self.function(*args, **kwargs)
         else:

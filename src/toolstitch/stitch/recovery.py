@@ -31,7 +31,13 @@ from toolstitch.vocab.errors import (
     TruncatedArguments,
 )
 
-__all__ = ["SAFE_ARGUMENTS", "UNKNOWN_TOOL_NAME", "ToolErrorReply", "tool_error_reply"]
+__all__ = [
+    "SAFE_ARGUMENTS",
+    "UNKNOWN_TOOL_NAME",
+    "ToolErrorReply",
+    "accepted_name",
+    "tool_error_reply",
+]
 
 #: The arguments sent back for a discarded call: the one JSON object every API accepts.
 SAFE_ARGUMENTS: Final = "{}"
@@ -123,6 +129,12 @@ def _explain(error: ToolCallError, received: int) -> str:
     return f"{error}. Call the tool again with valid arguments."
 
 
+def accepted_name(name: str) -> str:
+    """``name`` if every provider accepts it as a tool name (``^[A-Za-z0-9_-]{1,64}$``),
+    else ``UNKNOWN_TOOL_NAME``: the one rule for what a name sent back may be."""
+    return name if _SAFE_NAME.fullmatch(name) else UNKNOWN_TOOL_NAME
+
+
 def tool_error_reply(event: CallDiscarded, *, fallback_id: str | None = None) -> ToolErrorReply:
     """The reply to send for the discarded call ``event`` (see ``ToolErrorReply``).
 
@@ -138,7 +150,7 @@ def tool_error_reply(event: CallDiscarded, *, fallback_id: str | None = None) ->
         raise ValueError("fallback_id must be a non-empty str or None")
     call_id = event.id or fallback_id or generated_id(event.index, ())
     received_name = event.name or ""
-    name = received_name if _SAFE_NAME.fullmatch(received_name) else UNKNOWN_TOOL_NAME
+    name = accepted_name(received_name)
     error = event.error
     called = f"tool {received_name!r}" if name == received_name else "tool"
     if received_name and name != received_name:
