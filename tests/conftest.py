@@ -4,12 +4,14 @@ The real recorded streams live outside the repository, beside the clone
 (``<parent>/shared/corpus``, i.e. ``../shared/corpus`` from the clone's root). Without them
 ``test_corpus.py`` skips as a module, ``test_differential.py`` replays only tests/fixtures
 (``test_the_recorded_streams_are_there`` skips, saying where it looked) and
-``test_jsonarray.py``'s Gemini corpus case skips; the header says so before anything runs, and
+``test_jsonarray.py``'s Gemini corpus case skips, as do ``test_corpus_next.py`` and
+``test_reasoning_corpus.py``; the header says so before anything runs, and
 ``-ra`` (in addopts) lists the skips and their reasons at the end.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -20,7 +22,13 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 def pytest_report_header(config: pytest.Config) -> list[str]:
     if (CORPUS / "manifest.json").is_file():
         streams = len(list(CORPUS.glob("*.sse")))
-        return [f"shared corpus: found at {CORPUS} ({streams} streams); the corpus tests run"]
+        nxt = CORPUS / "formats-next" / "manifest.json"
+        more = (
+            f" and {len(json.loads(nxt.read_text()))} in formats-next (Bedrock, Cohere, Ollama)"
+            if nxt.is_file()
+            else "; formats-next NOT FOUND, test_corpus_next.py will skip"
+        )
+        return [f"shared corpus: found at {CORPUS} ({streams} streams{more}); the corpus tests run"]
     return [
         f"shared corpus: NOT FOUND at {CORPUS} (no manifest.json there)",
         "  -> test_corpus.py and the corpus cases of test_differential.py and test_jsonarray.py",
