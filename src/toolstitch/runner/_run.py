@@ -90,6 +90,7 @@ from ._history import read_history
 from ._logging import ErrorMessage, ToolFailure, tool_failure
 from ._machine import RunMachine
 from ._models import Model
+from ._otel import NO_TRACE, RunTrace, Tracer
 from ._run_events import (
     BatchRefused,
     RoundEnded,
@@ -286,6 +287,7 @@ class _Round:
         self.text_chars = 0
         self.overflow = False  # the text passed max_text_chars
         self.last: Any = None  # the last raw event of the stream
+        self.trace: RunTrace = NO_TRACE  # the run's spans (_otel)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -463,9 +465,12 @@ class _Round:
                 return
             slot.started = True
             self.emit(ToolStarted(round=self.number, call=call, early=early))
-            outcome = await runner._executor.run(tool, call.parsed_arguments, runner.tool_timeout)
+            traced = self.trace.tool(call)
+            run = runner._executor.run(tool, call.parsed_arguments, runner.tool_timeout)
+            outcome = await traced.wait(run)
         slot.outcome = outcome
         slot.result, slot.code, failure = self._result_of(call, outcome)
+        traced.end(outcome, slot.code)
         self.emit(
             ToolResultReady(
                 round=self.number,
@@ -580,11 +585,14 @@ class _Round:
         summary = self.stitcher.result
         if self.failure is None and summary.stream_error is not None:
             self.failure = summary.stream_error
+        cut = self.overflow or not self._marked(summary)  # cut, or no end marker
+        read = "failed" if self.failure is not None else "truncated" if cut else "read"
+        self.trace.model_ended(ToolRunner._ended(self, summary), read, self.failure)
         if self.failure is not None:
             for slot in self.order:
                 self.drop(slot, "the round failed")
             return "failed"
-        if self.overflow or not self._marked(summary):  # cut, or no end marker
+        if cut:
             for slot in self.order:
                 self.drop(slot, "the response ended without its end marker")
             return "truncated"
@@ -894,6 +902,7 @@ class RunResult:
         self.messages: list[Message] = []
         self.done = False
         self._stream: AsyncGenerator[Event, None] | None = None
+        self._trace: RunTrace = NO_TRACE  # the run's spans (_otel)
         self._primed: Any = None  # the first model stream, until the run takes it over
 
     @property
@@ -937,6 +946,7 @@ class RunResult:
         """The run is over: ``stop_reason`` unless it already ended."""
         self._machine.end(stop_reason)
         self.done = True
+        self._trace.end(self)
 
     async def __aenter__(self) -> RunResult:
         return self
@@ -981,6 +991,10 @@ class ToolRunner:
     go to the core as they are (see docs/schema.md); so does ``id_factory(index, position)``,
     the ids of calls that arrive without one (each round is a stream of its own: a factory
     that must give ids unique across rounds keeps its own counter or uses uuids).
+
+    With ``opentelemetry-api`` installed (the ``[otel]`` extra), each run leaves GenAI spans
+    (a run span, a ``chat`` span per model call, an ``execute_tool`` span per tool run) on
+    the global tracer provider, or on ``tracer_provider``; see docs/runner.md "Tracing".
     """
 
     def __init__(
@@ -1005,6 +1019,7 @@ class ToolRunner:
         partial_arguments: bool | None = None,
         id_factory: IdFactory | None = None,
         error_message: ErrorMessage | None = None,
+        tracer_provider: Any = None,
     ) -> None:
         _check_positive(max_rounds=max_rounds, concurrency=concurrency)
         _check_positive(max_threads=max_threads, event_buffer=event_buffer)
@@ -1031,6 +1046,8 @@ class ToolRunner:
         #: exception (``None``: the tool, the call id and the exception's type only).
         self.error_message = error_message
         self._executor = ToolExecutor(max_threads)
+        #: OpenTelemetry spans (docs/runner.md "Tracing"); a no-op without opentelemetry.
+        self._tracer = Tracer(tracer_provider)
         #: The ``Stitcher`` keywords of every round: what the core checks.
         self._stitch_options: dict[str, Any] = {
             "limits": limits,
@@ -1076,15 +1093,24 @@ class ToolRunner:
         result = RunResult()
         result.messages = history
         deadline = _deadline(self.run_timeout)
-        iterator, first = await self._open(history, synthesis=False)
+        trace = result._trace = self._tracer.start(self.model)
+        try:
+            iterator, first = await self._open(history, synthesis=False, trace=trace)
+        except BaseException as exc:
+            result.error = exc
+            result._end("error")
+            raise
         result._primed = iterator
         result._stream = self._drive(
             result, iterator, first, should_execute, on_tool_turns, deadline
         )
         return result
 
-    async def _open(self, history: list[Message], *, synthesis: bool) -> tuple[Any, Any]:
+    async def _open(
+        self, history: list[Message], *, synthesis: bool, trace: RunTrace = NO_TRACE
+    ) -> tuple[Any, Any]:
         tools = list(self.tools.values())
+        trace.model_call(synthesis)
         if synthesis:
             messages = [*history, UserMessage(self.synthesis_prompt)]
             stream = self.model.stream(messages, tools, tool_choice="none")
@@ -1095,7 +1121,8 @@ class ToolRunner:
             first = await iterator.__anext__()
         except StopAsyncIteration:
             first = _END
-        except BaseException:
+        except BaseException as exc:
+            trace.model_failed(exc)
             aclose = getattr(iterator, "aclose", None)
             if aclose is not None:
                 await aclose()
@@ -1124,7 +1151,8 @@ class ToolRunner:
                 if iterator is None:
                     try:
                         iterator, first = await _within(
-                            self._open(history, synthesis=synthesis), deadline
+                            self._open(history, synthesis=synthesis, trace=result._trace),
+                            deadline,
                         )
                     except asyncio.TimeoutError:
                         error = RunTimeout("the run ran past its timeout opening a round")
@@ -1145,6 +1173,7 @@ class ToolRunner:
                     semaphore,
                     result._machine,
                 )
+                play.trace = result._trace
                 iterator = first = None
                 # aclosing: leaving early closes the round (its task cancelled) right away.
                 async with aclosing(self._forward(play, deadline)) as events:
@@ -1215,6 +1244,7 @@ class ToolRunner:
         summary = play.stitcher.result
         result.abandoned.extend(play.abandoned)
         ended = self._ended(play, summary)
+        result._trace.model_ended(ended, play.outcome, play.failure)
         if play.outcome in ("answer", "tools"):
             async for event in self._concluded(result, play, summary, ended, on_tool_turns):
                 yield event
