@@ -325,3 +325,31 @@ def test_spans_go_to_the_global_tracer_provider() -> None:
         "print(sorted(s.name for s in exporter.get_finished_spans()))\n",
     )
     assert out == "completed Hi.\n['chat test-model', 'invoke_agent']\n"
+
+
+def test_a_truncated_response_is_an_error_model_call_in_a_truncated_run() -> None:
+    no_finish = OpenAIChatScript().text("Half an ans").reply()
+    result, spans = play([], [no_finish])
+    assert result.stop_reason == "truncated"
+    named = by_name(spans)
+    [chat] = named["chat test-model"]
+    assert chat.status.status_code is StatusCode.ERROR
+    assert attrs(chat)["error.type"] == "truncated"
+    assert "gen_ai.response.finish_reasons" not in attrs(chat)
+    [run] = named["invoke_agent"]
+    assert attrs(run)["toolstitch.stop_reason"] == "truncated"
+    assert run.status.status_code is StatusCode.UNSET
+
+
+def test_the_forced_synthesis_call_is_marked() -> None:
+    looping = OpenAIChatScript().call("c1", "lookup", '{"q": "a"}').finish("tool_calls").reply()
+    final = OpenAIChatScript().text("As far as I know.").finish().reply()
+    tools = [Tool("lookup", lambda q: "more", QUERY)]
+    result, spans = play(tools, [looping, final], max_rounds=1)
+    assert result.stop_reason == "max-rounds"
+    chats = sorted(by_name(spans)["chat test-model"], key=lambda s: s.start_time or 0)
+    assert [attrs(c)["toolstitch.synthesis"] for c in chats] == [False, True]
+    assert [attrs(c)["gen_ai.response.finish_reasons"] for c in chats] == [
+        ("tool_calls",),
+        ("stop",),
+    ]
