@@ -238,3 +238,52 @@ def test_from_a_worker_thread_of_a_running_loop() -> None:
         runner.close()
     assert calls == ["Paris"]
     assert settled() == []
+
+
+def test_an_async_client_serves_run_after_run() -> None:
+    """Each run has a loop of its own; the same async client serves the next one too."""
+    calls: list[str] = []
+    with (
+        ScriptedServer(chat_rounds() + chat_rounds()) as server,
+        model_for("openai", False, server) as model,
+    ):
+        runner = ToolRunner(model, [weather_tool(calls)])
+        answers = [runner.run_sync("Weather in Paris?").collect().final_text for _ in range(2)]
+        runner.close()
+    assert answers == [ANSWER, ANSWER]
+    assert calls == ["Paris", "Paris"]
+    assert settled() == []
+
+
+def test_closing_from_another_thread_wakes_its_reader() -> None:
+    release = threading.Event()
+    calls: list[str] = []
+    with ScriptedServer([held_round(release)]) as server, model_for("openai", True, server) as m:
+        runner = ToolRunner(m, [weather_tool(calls)])
+        result = runner.run_sync("Weather in Paris?")
+        ready = threading.Event()
+        ended: list[str] = []
+
+        def read() -> None:
+            try:
+                for event in result.stream:
+                    if isinstance(event, CallReady):
+                        ready.set()  # the next read waits for the held response
+            except RuntimeError as exc:  # the close came before that read began
+                ended.append(str(exc))
+            else:
+                ended.append("end")
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        assert ready.wait(10.0)
+        result.close()
+        reader.join(10.0)
+        alive = reader.is_alive()
+        release.set()
+        assert settled() == []
+        runner.close()
+    assert not alive
+    assert len(ended) == 1
+    assert result.stop_reason == "cancelled"
+    assert calls == []

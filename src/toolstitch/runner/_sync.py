@@ -6,10 +6,11 @@ Theory of operation
 ``asyncio.run``; there ``ToolRunner.run`` opens the first model call (an error opening it is
 raised by ``run_sync``, as by ``run``) and the pump forwards the run's events to the calling
 thread. The pump asks the async stream for an event only when the sync consumer asks for
-one (``__next__``): one request, one event, handed over through a one-slot thread-safe
-queue. So the consumer is "asking" exactly when it waits, the runner's own gate (tools
-start only while someone consumes the run) and its ``event_buffer`` backpressure hold as
-they do for ``run``, and nothing is buffered between the threads beyond one event.
+one (``__next__``): one request, one event, handed over through a thread-safe queue that
+holds at most the events asked for (never a blocking put in the loop). So the consumer
+is "asking" exactly when it waits, the runner's own gate (tools start only while someone
+consumes the run) and its ``event_buffer`` backpressure hold as they do for ``run``, and
+nothing is buffered between the threads beyond what was asked for.
 
 Closing (``close()``, leaving a ``with`` block, or the stream being garbage collected)
 cancels the pump's task in the loop: the run's stream is closed, the round task and the
@@ -59,7 +60,9 @@ class _Pump:
     """The loop thread's side: owns the loop, the async ``RunResult`` and the hand-over."""
 
     def __init__(self) -> None:
-        self.handoff: queue.Queue[Event | _End] = queue.Queue(maxsize=1)
+        # At most one item per request of the consumer (and the end): never a blocking put
+        # in the loop, even when a reader was interrupted while it waited.
+        self.handoff: queue.SimpleQueue[Event | _End] = queue.SimpleQueue()
         self.opened = threading.Event()
         self.open_error: BaseException | None = None
         self.result: RunResult | None = None
@@ -109,8 +112,7 @@ class _Pump:
             pass  # closed by the consumer
         finally:
             await result.aclose()  # a no-op once the run ended; else "cancelled"
-            with contextlib.suppress(queue.Full):  # wake a reader of another thread
-                self.handoff.put_nowait(_End())
+            self.handoff.put(_End())  # wakes a reader when another thread closed the run
 
     async def pump(self, result: RunResult) -> None:
         assert self.demand is not None
