@@ -167,7 +167,8 @@ PAGE_REPLIES: dict[str, list[Reply]] = {
     "docs/runner.md": round_trip(
         ("w1", "get_weather", '{"city": "Paris"}'),
         ("b1", "book_table", '{"restaurant": "Chez Nous", "people": 2}'),
-    ),
+    )
+    + round_trip(("s1", "get_weather", '{"city": "Paris"}')),  # "Sync use"
 }
 
 

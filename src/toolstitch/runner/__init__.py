@@ -1,6 +1,7 @@
 """The tool loop: call the model, forward its stream live, execute the calls, call again.
 
-asyncio only; the core never imports this package. See docs/runner.md::
+asyncio underneath (``ToolRunner.run_sync`` for sync code); the core never imports
+this package. See docs/runner.md::
 
     runner = ToolRunner(OpenAIChatModel(client, "gpt-4.1"), [weather])
     result = await runner.run([UserMessage("Weather in Paris?")])
@@ -37,6 +38,7 @@ from ._run_events import (
     ToolStarted,
     ToolTurn,
 )
+from ._sync import SyncRunResult, SyncStream
 from ._tool import Tool, tool
 
 __all__ = [
@@ -56,6 +58,8 @@ __all__ = [
     "RunTimeout",
     "RunWarning",
     "RunnerEvent",
+    "SyncRunResult",
+    "SyncStream",
     "Tool",
     "ToolDropped",
     "ToolError",

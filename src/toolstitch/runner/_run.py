@@ -104,6 +104,8 @@ from ._run_events import (
     ToolTurn,
 )
 from ._send import clip, encodable, encodable_value, wire_name
+from ._sync import SyncRunResult
+from ._sync import start as start_sync
 from ._tool import Tool, render
 
 __all__ = ["DEFAULT_SYNTHESIS_PROMPT", "RunResult", "RunTimeout", "ToolRunner"]
@@ -1105,6 +1107,25 @@ class ToolRunner:
             result, iterator, first, should_execute, on_tool_turns, deadline
         )
         return result
+
+    def run_sync(
+        self,
+        messages: Sequence[Any] | str,
+        *,
+        system: Any = None,
+        should_execute: ShouldExecute | None = None,
+        on_tool_turns: OnToolTurns | None = None,
+    ) -> SyncRunResult:
+        """``run`` for sync code: the run in a private event loop of its own thread; the
+        result's ``stream`` is a plain iterator (see ``_sync`` and docs/runner.md). Not
+        from a thread running an event loop: there, ``await runner.run(...)``."""
+        return start_sync(
+            self,
+            messages,
+            system=system,
+            should_execute=should_execute,
+            on_tool_turns=on_tool_turns,
+        )
 
     async def _open(
         self, history: list[Message], *, synthesis: bool, trace: RunTrace = NO_TRACE
