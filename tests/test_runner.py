@@ -442,6 +442,10 @@ def test_truncated_call_and_tool_failures_become_error_results() -> None:
     (failure,) = [e.failure for e in events if isinstance(e, ToolResultReady) and e.failure]
     assert "disk on fire" in failure.traceback
     assert failure.code == "tool-exception"
+    # ... and on the committed turn: only the tool that raised (not the timeout, nor the
+    # errors decided without running), the very same ToolFailure.
+    (kept,) = result.tool_turns[0].failures
+    assert kept is failure
     assert "0.2 seconds" in results["c2"].content
     assert "q: 7 is not of type 'string'" in results["c3"].content
     assert "boom, lookup, slow" in results["c4"].content

@@ -43,6 +43,7 @@ from toolstitch.runner import (
     Tool,
     ToolRunner,
 )
+from toolstitch.runner._history import write_history
 from toolstitch.runner._models import ENCRYPTED_REASONING, is_sync_client
 from toolstitch.testing import (
     AnthropicScript,
@@ -639,3 +640,31 @@ def test_a_sync_client_error_is_raised_from_the_first_event() -> None:
                     await ToolRunner(model, TOOLS).run([QUESTION])
 
     arun(main())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_messages_as_gives_the_history_in_the_models_wire_form(name: str) -> None:
+    """``RunResult.messages_as()``: the run's history in its model's wire form, which reads
+    back as the same history and starts as the second request did."""
+    case = CASES[name]
+
+    async def main() -> tuple[Any, ScriptedServer]:
+        async with (
+            ScriptedServer([case.tool_round(), case.answer()]) as server,
+            case.factory(server, False) as model,
+        ):
+            result = await ToolRunner(model, TOOLS).run([QUESTION])
+            return await result.collect(), server
+
+    result, server = arun(main())
+    # The chat model of CASES sends reasoning back (include_reasoning=True): so does this.
+    options = {"include_reasoning": True} if name == "openai-chat" else {}
+    wire = result.messages_as(**options)
+    assert wire == write_history(result.messages, name, **options)
+    items = wire[1] if isinstance(wire, tuple) else wire
+    assert ANSWER in json.dumps(items[-1], ensure_ascii=False)  # the answer, last
+    sent = server.requests[1].json
+    key = {"anthropic": "messages", "gemini": "contents", "openai-chat": "messages"}
+    assert items[:-1] == sent.get(key.get(name, "input"))  # everything but the answer
+    other = result.messages_as("anthropic")  # another form on request
+    assert other == write_history(result.messages, "anthropic")

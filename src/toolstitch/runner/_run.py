@@ -86,7 +86,7 @@ from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import TextDelta
 
 from ._exec import Outcome, ToolExecutor
-from ._history import read_history
+from ._history import read_history, write_history
 from ._logging import ErrorMessage, ToolFailure, tool_failure
 from ._machine import RunMachine
 from ._models import Model
@@ -202,6 +202,7 @@ class _Slot:
         "discarded",
         "dropped",
         "early",
+        "failure",
         "index",
         "outcome",
         "problem",
@@ -230,6 +231,7 @@ class _Slot:
         self.dropped = False
         self.result: ToolResult | None = None
         self.outcome: Outcome | None = None
+        self.failure: ToolFailure | None = None  # the tool raised
 
 
 class _Done:
@@ -473,6 +475,7 @@ class _Round:
         slot.outcome = outcome
         slot.result, slot.code, failure = self._result_of(call, outcome)
         traced.end(outcome, slot.code)
+        slot.failure = failure
         self.emit(
             ToolResultReady(
                 round=self.number,
@@ -772,6 +775,7 @@ class _Round:
             input_tokens=tokens_in,
             output_tokens=tokens_out,
             message=self.sent_message(summary, calls),
+            failures=tuple(s.failure for s in self.order if s.failure and not s.dropped),
         )
 
     def sent_message(
@@ -903,6 +907,8 @@ class RunResult:
         self.abandoned: list[ToolCall] = []
         self.messages: list[Message] = []
         self.done = False
+        #: The run's model's ``provider`` (the wire form of ``messages_as``).
+        self.provider = "auto"
         self._stream: AsyncGenerator[Event, None] | None = None
         self._trace: RunTrace = NO_TRACE  # the run's spans (_otel)
         self._primed: Any = None  # the first model stream, until the run takes it over
@@ -931,6 +937,15 @@ class RunResult:
         if aclose is not None:
             await aclose()
         self._end("cancelled")
+
+    def messages_as(self, provider: str | None = None, **options: Any) -> Any:
+        """``messages`` in a provider's wire form (``write_history``): the run's model's
+        unless ``provider`` names another. A list of dicts for ``"openai-chat"``,
+        ``"openai-responses"`` and ``"ollama-chat"``, ``(system, messages)`` for
+        ``"anthropic"`` and ``"bedrock-converse"``, ``(system_instruction, contents)`` for
+        ``"gemini"``; ``options`` go to the writer (``include_reasoning=True`` for OpenAI
+        Chat). A provider without a wire form raises ``ValueError``."""
+        return write_history(self.messages, provider or self.provider, **options)
 
     @property
     def stop_reason(self) -> str | None:
@@ -1091,9 +1106,11 @@ class ToolRunner:
         model call is opened here: an error opening it is raised. Iterate the result's
         ``stream`` to drive the run.
         """
-        history = read_history(messages, getattr(self.model, "provider", "auto"), system=system)
+        provider = getattr(self.model, "provider", "auto")
+        history = read_history(messages, provider, system=system)
         result = RunResult()
         result.messages = history
+        result.provider = provider
         deadline = _deadline(self.run_timeout)
         trace = result._trace = self._tracer.start(self.model)
         try:

@@ -148,7 +148,9 @@ class ToolTurn:
 
     ``tool_calls`` are the calls as kept in the history (arguments always a valid JSON
     object: ``{}`` for a call that was malformed); ``results`` has one entry per call, in
-    the same order, success or error. Tokens are the round's, as the provider reported them.
+    the same order, success or error. ``failures`` keeps the ``ToolFailure`` (exception and
+    traceback) of each tool of the round that raised, in call order: for the application,
+    never sent to the model. Tokens are the round's, as the provider reported them.
     """
 
     round: int
@@ -158,6 +160,7 @@ class ToolTurn:
     reasoning: str = ""
     input_tokens: int | None = None
     output_tokens: int | None = None
+    failures: tuple[ToolFailure, ...] = field(default=(), compare=False)
     #: The assistant turn as sent back (``StitchResult.message()``: reasoning blocks with
     #: their signatures, in stream order), when the runner built it.
     message: AssistantMessage | None = field(default=None, compare=False)
