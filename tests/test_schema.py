@@ -576,11 +576,21 @@ class _PrefixParser:
                     attach(_Node("null" if literal is None else "boolean"))
                     raise _End
             match = _NUMBER.match(self.text, self.pos)
-            if match is None or match.end() >= len(self.text):
+            if (
+                match is None
+                or match.end() >= len(self.text)
+                or self.text[match.end()] in _NUMBER_GOES_ON
+            ):
+                # The number may go on ("2." is not the number 2: it may become 2.0e-400).
                 attach(_Node("number"))
-                raise _End  # the number may go on
+                raise _End
             self.pos = match.end()
             attach(_Node("scalar", json.loads(match.group())))
+
+
+#: A character after a matched number that shows the number has not ended (a prefix like
+#: ``2.`` or ``2e``, whose value is not yet the matched ``2``).
+_NUMBER_GOES_ON = frozenset(".eE+-")
 
 
 def parse_prefix(text: str) -> _Node | None:
@@ -735,3 +745,16 @@ def test_first_violation_from_the_fragment_that_made_it_certain(
     else:
         ends = [sum(len(f) for f in fragments[: k + 1]) for k in range(len(fragments))]
         assert first == next(k for k, end in enumerate(ends) if end > certain_at)
+
+
+def test_the_reference_waits_for_a_number_that_goes_on() -> None:
+    # Found by hypothesis: the reference took the prefix "2." for the finished number 2 and
+    # called a maximum violation certain, though "2.0e-400" is 0.0 and fits.
+    schema = {"type": "object", "properties": {"v": {"type": "array", "items": {"maximum": 0}}}}
+    text = '{"v":[2.0]}'
+    assert [bool(reference(schema, text[: k + 1])) for k in range(len(text))] == [
+        *([False] * 9),
+        True,
+        True,
+    ]
+    assert [bool(found) for found in stream(schema, list(text))][9] is True
