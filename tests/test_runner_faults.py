@@ -515,6 +515,39 @@ def test_a_slow_async_should_execute_is_a_refusal_at_its_deadline() -> None:
     assert [w.code for w in result.warnings] == ["approval-timeout"]
 
 
+def test_a_blocking_sync_should_execute_holds_neither_the_loop_nor_past_its_deadline() -> None:
+    release = threading.Event()
+    ticks: list[int] = []
+
+    def should_execute(call: Any) -> bool:
+        release.wait(30)  # a prompt nobody answers
+        return True
+
+    async def ticker() -> None:
+        while not release.is_set():
+            ticks.append(1)
+            await asyncio.sleep(0.01)
+
+    first = OpenAIChatScript().call("c1", "lookup", '{"q": "a"}').finish("tool_calls").reply()
+
+    async def main() -> RunResult:
+        async with openai_model([first]) as (model, _):
+            tools = [Tool("lookup", lambda q: "r", QUERY)]
+            runner = ToolRunner(model, tools, approval_timeout=0.3)
+            ticking = asyncio.create_task(ticker())
+            result = await runner.run(["go"], should_execute=should_execute)
+            await result.collect()
+            release.set()
+            await ticking
+            runner.close()
+            return result
+
+    result = arun(main())
+    assert result.stop_reason == "refused"
+    assert [w.code for w in result.warnings] == ["approval-timeout"]
+    assert len(ticks) >= 5  # the loop went on while the approver blocked
+
+
 def test_long_results_are_cut_with_a_note_and_a_small_buffer_still_flows() -> None:
     first = OpenAIChatScript().call("c1", "lookup", '{"q": "a"}').finish("tool_calls").reply()
 

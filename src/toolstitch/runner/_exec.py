@@ -128,6 +128,11 @@ class ToolExecutor:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
+    async def run_sync_call(self, call: Callable[[], Any], timeout: float | None) -> Outcome:
+        """Run the sync ``call`` on the pool, as a sync tool runs (guarded, within
+        ``timeout`` of its own running time, abandoned at the deadline)."""
+        return await self._run_thread(call, timeout)
+
     async def _run_thread(self, call: Callable[[], Any], timeout: float | None) -> Outcome:
         loop = asyncio.get_running_loop()
         started = asyncio.Event()

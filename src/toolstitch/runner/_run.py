@@ -47,6 +47,7 @@ there); every later failure is a ``RunFailed`` event and ``stop_reason="error"``
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import time
 from collections.abc import (
@@ -351,11 +352,18 @@ class _Round:
         if self.should_execute is None:
             return True
         await self.consumed()
-        value = self.should_execute(call)
-        if not inspect.isawaitable(value):
-            return bool(value)
         runner = self.runner
-        outcome = await runner._executor.bounded(value, runner.approval_timeout)
+        should_execute = self.should_execute
+        if inspect.iscoroutinefunction(should_execute):
+            outcome = await runner._executor.bounded(should_execute(call), runner.approval_timeout)
+        else:
+            # A sync approver runs on the runner's pool, so a blocking one (a prompt, a
+            # network check) holds neither the event loop nor past ``approval_timeout``.
+            outcome = await runner._executor.run_sync_call(
+                functools.partial(should_execute, call), runner.approval_timeout
+            )
+            if outcome.ok and inspect.isawaitable(outcome.value):  # it returned a coroutine
+                outcome = await runner._executor.bounded(outcome.value, runner.approval_timeout)
         if outcome.timed_out:
             self.warn(
                 "approval-timeout",
