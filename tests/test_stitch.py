@@ -459,3 +459,20 @@ def test_indices_past_max_calls_keep_almost_nothing_through_stitch() -> None:
     # as ranges; the layers above it keep nothing per index).
     assert (kept - base) / extra <= 100, (kept - base) / extra
     assert (with_result - base) / extra <= 1_000, (with_result - base) / extra
+
+
+def test_the_confirmed_event_path_still_refuses_bytes_after_events_and_feeds_after_close() -> None:
+    # The Stitcher reads a confirmed provider's dicts straight through its adapter: that
+    # shortcut must keep both refusals of the long way.
+    stitcher = Stitcher(provider="anthropic")
+    stitcher.feed({"type": "message_start", "message": {"id": "m", "content": []}})
+    stitcher.feed({"type": "ping"})
+    with pytest.raises(TypeError):
+        stitcher.feed(b"data: {}\n\n")
+    stitcher.close()
+    with pytest.raises(RuntimeError):
+        stitcher.feed({"type": "ping"})
+    body = Stitcher(provider="anthropic")
+    body.feed(b'data: {"type": "message_start", "message": {"id": "m", "content": []}}\n\n')
+    with pytest.raises(TypeError):
+        body.feed({"type": "ping"})

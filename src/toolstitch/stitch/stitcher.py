@@ -34,6 +34,7 @@ from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
     AsyncIterator,
+    Callable,
     Generator,
     Iterable,
     Iterator,
@@ -47,6 +48,7 @@ from toolstitch.adapters._base import provider_error
 from toolstitch.adapters.openai_chat import sdk_chunk
 from toolstitch.core.assembler import Assembler
 from toolstitch.core.ids import IdFactory
+from toolstitch.core.instructions import Item
 from toolstitch.decode.eventstream import (
     PRELUDE_BYTES,
     EventStreamDecoder,
@@ -289,6 +291,8 @@ class Stitcher:
         self._queue: list[tuple[Mapping[str, Any], str | None]] = []
         self._closed = False
         self._verified = False  # a named provider was confirmed by the events
+        #: The adapter's reader of a plain dict, once nothing but reading is left to do.
+        self._direct: Callable[[Mapping[str, Any], str | None], Iterable[Item]] | None = None
         self._understood = False  # some event meant something (see ``_not_understood``)
         self._mismatch = False  # ... or contradicted by them
         # The result so far.
@@ -388,9 +392,15 @@ class Stitcher:
 
     def feed(self, data: object) -> list[Event]:
         """Take the next piece of the stream (bytes, or one event); return its events."""
+        direct = self._direct
+        if direct is not None and type(data) is dict:
+            # The common case: a dict, in a stream of events whose provider is known and
+            # confirmed (``close`` clears ``_direct``), so nothing but reading is left.
+            self.events_read += 1
+            return self._observe(self._events(direct(data, None)))
         if self._closed:
             raise RuntimeError("Stitcher.feed() called after close()")
-        if type(data) is dict and self._mode == "events":  # the common case, directly
+        if type(data) is dict and self._mode == "events":
             self.events_read += 1
             return self._observe(self._payload(data, None))
         if isinstance(data, (bytes, bytearray, memoryview, str)):
@@ -413,6 +423,7 @@ class Stitcher:
 
     def close(self) -> list[Event]:
         """The stream ended: flush the decoder, resolve every open call. Idempotent."""
+        self._direct = None  # a feed after close goes the long way, and is refused there
         if self._closed:
             return []
         out: list[Event] = []
@@ -621,6 +632,9 @@ class Stitcher:
                             f"the stream is {found}, not {self.adapter.name} "
                             f"(event {self.events_read})"
                         )
+                    if self._mode == "events":
+                        # A plain dict needs no conversion: the adapter's own reader takes it.
+                        self._direct = self.adapter._feed
             return self._events(self.adapter.feed(payload, event=event))
         provider = detect(payload, event)
         if provider is None:
