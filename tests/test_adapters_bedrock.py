@@ -319,7 +319,8 @@ def test_reasoning_text_is_bounded() -> None:
         limits=Limits(max_reasoning_chars=10),
     )
     assert codes(events) == ["quirk-reasoning-over-limit"]
-    assert [e.text for e in events if isinstance(e, ReasoningBlock)] == ["12345"]
+    # The one bound of every adapter (BoundedText): the first max_reasoning_chars characters.
+    assert [e.text for e in events if isinstance(e, ReasoningBlock)] == ["1234567890"]
 
 
 def test_open_blocks_are_bounded() -> None:

@@ -48,9 +48,16 @@ from toolstitch.vocab.stream_events import (
     TextDelta,
     Usage,
 )
-from toolstitch.vocab.text import ChunkedText
 
-from ._base import Adapter, UnknownKinds, mapping, provider_error, quirk_warning, stream_quirk
+from ._base import (
+    Adapter,
+    BoundedText,
+    UnknownKinds,
+    mapping,
+    provider_error,
+    quirk_warning,
+    stream_quirk,
+)
 
 __all__ = ["CODES", "EVENTS", "EXCEPTIONS", "BedrockConverseAdapter", "is_bedrock_event"]
 
@@ -109,15 +116,14 @@ class _Block:
     """One content block with state: a call (client or server), a reasoning block, or a
     Nova ``toolResult`` block."""
 
-    __slots__ = ("core", "id", "kind", "name", "over", "redacted", "signature", "text")
+    __slots__ = ("core", "id", "kind", "name", "redacted", "signature", "text")
 
     def __init__(self, kind: str, core: int = 0, block_id: str | None = None) -> None:
         self.kind = kind  # "toolUse", _SERVER_KIND, "reasoning" or "toolResult"
         self.core = core  # the call's index in the core
         self.id = block_id
         self.name: str | None = None
-        self.text = ChunkedText()
-        self.over = False  # reasoning text passed the limit
+        self.text: BoundedText | None = None  # a reasoning block's text, kept for its report
         self.signature: str | None = None
         self.redacted = False
 
@@ -310,18 +316,17 @@ class BedrockConverseAdapter(Adapter):
             block = self._track(index, _Block("reasoning"), out)
         if block is None or block.kind != "reasoning":
             return
-        if isinstance(text, str) and text and not block.over:
-            if len(block.text) + len(text) > self._max_text:
-                block.over = True
+        if isinstance(text, str) and text:
+            if block.text is None:
+                block.text = BoundedText(self._max_text)
+            if not block.text.add(text):
                 out.append(
                     stream_quirk(
                         "quirk-reasoning-over-limit",
                         f"reasoning block {index} passed max_reasoning_chars={self._max_text}; "
-                        "its ReasoningBlock keeps the text before that",
+                        "its ReasoningBlock keeps the first characters only",
                     )
                 )
-            else:
-                block.text.append(text)
         signature = content.get("signature")
         if isinstance(signature, str):
             block.signature = (block.signature or "") + signature
@@ -346,7 +351,7 @@ class BedrockConverseAdapter(Adapter):
         elif block.kind == "reasoning":
             out.append(
                 ReasoningBlock(
-                    text=block.text.text(),
+                    text="" if block.text is None else block.text.text(),
                     signature=block.signature,
                     redacted=block.redacted,
                     kind="reasoningContent",
