@@ -1,7 +1,7 @@
 """The benchmark's workloads are deterministic, and every competitor computes the right thing.
 
 Nothing here is timed: the benchmark is ``python benchmarks/bench_compare.py`` (see
-docs/performance.md). The competitor checks need the ``[bench]`` extra and are skipped,
+docs/performance.md). The competitor checks need the ``bench`` dependency group and are skipped,
 with the reason shown, when a package of it is missing.
 """
 
@@ -134,7 +134,7 @@ def test_every_approach_gives_the_expected_result(
 ) -> None:
     missing = _missing(approach)
     if missing:
-        pytest.skip(f"[bench] extra not installed: {', '.join(missing)} missing")
+        pytest.skip(f"the bench dependency group is not installed: {', '.join(missing)} missing")
     if approach.prepare is None:
         data = competitors.shape_input(workload, approach.shape)
     else:
