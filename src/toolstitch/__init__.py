@@ -45,6 +45,7 @@ from toolstitch.vocab.errors import (
     UsageError,
 )
 from toolstitch.vocab.limits import Limits
+from toolstitch.vocab.native import NATIVE
 from toolstitch.vocab.stream_events import (
     CustomToolCall,
     FinishReason,
@@ -66,6 +67,7 @@ from .adapters import PROVIDERS
 __all__ = [
     "GENERATED_ID_PREFIX",
     "JSON_BACKEND",
+    "NATIVE",
     "PROVIDERS",
     "QUIRK_CODES",
     "ArgumentsDelta",

@@ -54,6 +54,7 @@ from toolstitch.vocab.stream_events import (
 )
 
 from ._version import __version__
+from .vocab.native import REASON as _NATIVE_REASON
 from .adapters import PROVIDERS
 
 __all__ = ["main", "report"]
@@ -435,7 +436,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="toolstitch",
         description="Reassemble streamed LLM tool calls from recorded provider streams.",
     )
-    parser.add_argument("--version", action="version", version=f"toolstitch {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"toolstitch {__version__}: {_NATIVE_REASON}"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     replay = commands.add_parser(
         "replay",

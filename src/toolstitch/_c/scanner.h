@@ -1,0 +1,27 @@
+/* The native scanner's C interface, for the other C files of toolstitch._native.
+ *
+ * A Scanner validates one call's arguments (a JSON object text fed in str fragments) with
+ * exactly the decisions of toolstitch.json.tokenizer.ArgumentsTokenizer (no listener), for
+ * the common case. Anything else hands over to that Python tokenizer (see scanner.c). */
+#ifndef TOOLSTITCH_SCANNER_H
+#define TOOLSTITCH_SCANNER_H
+
+#include <Python.h>
+
+/* ts_scan results */
+#define TS_OPEN 0     /* the fragment was accepted; the object is still open */
+#define TS_CLOSED 1   /* the fragment was accepted and closed the top-level object */
+#define TS_HANDOVER 2 /* not the common case: nothing was changed; take the Python path */
+
+/* Adds the Scanner type to the module (called by module.c's exec slot). 0 or -1. */
+int ts_scanner_init(PyObject *module);
+
+/* Whether obj is a Scanner still on its native path (not handed over). */
+int ts_scanner_is_native(PyObject *module, PyObject *obj);
+
+/* Scan a non-empty exact str fragment on the native path. TS_OPEN, TS_CLOSED, TS_HANDOVER,
+ * or -1 with an exception set (MemoryError). After TS_HANDOVER the scanner stays as it was,
+ * so the caller may feed the same fragment through Scanner.feed (which hands over). */
+int ts_scan(PyObject *scanner, PyObject *fragment);
+
+#endif
