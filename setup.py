@@ -30,13 +30,13 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         try:
             super().run()
-        except Exception as exc:  # noqa: BLE001 - any failure means: fall back to pure Python
+        except Exception as exc:  # any failure means: fall back to pure Python
             self._fallback(exc)
 
     def build_extension(self, ext: Extension) -> None:
         try:
             super().build_extension(ext)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._fallback(exc)
 
     def _fallback(self, exc: Exception) -> None:
