@@ -16,10 +16,42 @@ from pathlib import Path
 
 import pytest
 
+from toolstitch.vocab.native import PURE_PYTHON_ENV, REASON
+
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+#: The core, property, stateful and differential tests: marked ``both_paths``. The whole suite
+#: runs on the active path (the C extension when it is built); the README's test command then
+#: runs these again with ``TOOLSTITCH_PURE_PYTHON=1 pytest -m both_paths``, so the pure-Python
+#: reference passes them too (docs/native.md).
+BOTH_PATHS: frozenset[str] = frozenset(
+    {
+        "test_assembler.py",
+        "test_assembler_tools.py",
+        "test_big_fragments.py",
+        "test_deltas.py",
+        "test_differential.py",
+        "test_memory.py",
+        "test_native_assembler.py",
+        "test_native_scanner.py",
+        "test_properties.py",
+        "test_stateful.py",
+        "test_tokenizer.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in BOTH_PATHS:
+            item.add_marker(pytest.mark.both_paths)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
+    return [f"hot path: {REASON} (set {PURE_PYTHON_ENV}=1 for pure Python)", *_corpus_header()]
+
+
+def _corpus_header() -> list[str]:
     if (CORPUS / "manifest.json").is_file():
         streams = len(list(CORPUS.glob("*.sse")))
         nxt = CORPUS / "formats-next" / "manifest.json"
