@@ -35,7 +35,7 @@ STYLES = {
     "warn": "yellow",
     "dim": "dim",
     "name": "cyan",
-    "code": "magenta",
+    "note": "dim",
 }
 
 
@@ -96,12 +96,26 @@ def _wrap(text: str, room: int, how: str) -> list[str]:
 
 def _plain_line(line: Line, columns: int) -> list[str]:
     lead = " " * line.indent + (f"{line.label}: " if line.label else "")
-    text = "".join(s.text for s in line.spans)
-    if not text:
+    text = "".join(s.text for s in line.spans if s.style != "note")
+    note = "".join(s.text for s in line.spans if s.style == "note")
+    if not (text or note):
         return [lead.rstrip()]
     under = " " * (len(lead) + line.hang)
-    first, *rest = _wrap(text, max(MIN_WIDTH // 2, columns - len(under)), line.wrap)
-    return [lead + first, *(under + piece for piece in rest)]
+    room = max(MIN_WIDTH // 2, columns - len(under))
+    first, *rest = _wrap(text, room, line.wrap)
+    return _noted([lead + first, *(under + piece for piece in rest)], note, under, columns)
+
+
+def _noted(lines: list[str], note: str, under: str, columns: int) -> list[str]:
+    """``lines`` with ``note`` after the last one, or under it when it does not fit: a
+    note is never cut."""
+    if not note:
+        return lines
+    if len(lines[-1]) + len(note) <= columns:
+        lines[-1] += note
+    else:
+        lines.append(under + note.lstrip())
+    return lines
 
 
 def _plain_table(table: Table, columns: int) -> list[str]:
@@ -112,18 +126,20 @@ def _plain_table(table: Table, columns: int) -> list[str]:
     under = " " * (len(lead) + sum(sizes) + 2 * len(sizes))
     room = max(MIN_WIDTH // 2, columns - len(under))
 
-    def line(values: list[str]) -> list[str]:
+    def line(values: list[str], last: tuple[Span, ...]) -> list[str]:
         fixed = [
             v.rjust(size) if column.right else v.ljust(size)
             for v, size, column in zip(values, sizes, table.columns, strict=False)
         ]
         head = lead + "".join(f + "  " for f in fixed)
-        first, *rest = _wrap(values[-1], room, "words")
-        return [(head + first).rstrip(), *(under + piece for piece in rest)]
+        text = _text(s for s in last if s.style != "note")
+        first, *rest = _wrap(text, room, "words")
+        out = [(head + first).rstrip(), *(under + piece for piece in rest)]
+        return _noted(out, _text(s for s in last if s.style == "note"), under, columns)
 
-    out = line(heads)
+    out = line(heads, (Span(heads[-1]),))
     for row, values in zip(table.rows, cells, strict=True):
-        out += line(values)
+        out += line(values, row.cells[-1])
         out += [under + extra for extra in row.below]
     return out
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolstitch.messages import TextPart
 from toolstitch.stitch.stitcher import StitchResult
 from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallWarning, ToolCall
 from toolstitch.vocab.errors import StreamError, ToolCallError
 from toolstitch.vocab.stream_events import ReasoningBlock, ServerToolCall
 
 from ._input import Replay, Tools, Where
+from ._turn import text_runs
 
 __all__ = ["SCHEMA_VERSION", "error_report", "report"]
 
@@ -136,15 +136,11 @@ def report(
         "finish_reason": result.finish_reason,
         "usage": result.usage,
         "text": result.text,
-        "text_parts": [p.text for p in _text_parts(result)],
+        "text_parts": [] if replay is None else text_runs(replay.steps),
         "reasoning": result.reasoning,
         "reasoning_blocks": [_block(b) for b in result.reasoning_blocks],
         "refusal": result.refusal,
     }
-
-
-def _text_parts(result: StitchResult) -> list[TextPart]:
-    return [p for p in result.parts if isinstance(p, TextPart)]
 
 
 def _server(server: ServerToolCall) -> dict[str, Any]:

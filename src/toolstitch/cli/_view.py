@@ -38,6 +38,7 @@ from toolstitch.vocab.stream_events import (
 
 from ._input import Replay, Step, Tools, Where
 from ._report import positions
+from ._turn import Run, turn
 
 __all__ = ["Block", "Column", "Line", "Row", "Span", "Table", "summary", "timeline"]
 
@@ -50,7 +51,7 @@ ROW_CHARS = 120
 @dataclass(frozen=True, slots=True)
 class Span:
     """A piece of text and its style: "" (none), ``head``, ``ok``, ``bad``, ``warn``,
-    ``dim``, ``name`` or ``code``."""
+    ``dim``, ``name``, or ``note`` (what a clipped value says of its size: never cut)."""
 
     text: str
     style: str = ""
@@ -113,7 +114,7 @@ def clip(text: str, limit: int | None) -> tuple[Span, ...]:
     """``text``, or its first ``limit`` characters and how long it is."""
     if limit is None or len(text) <= limit:
         return (Span(text),)
-    return (Span(text[:limit]), Span(f" … ({n(len(text))} characters)", "dim"))
+    return (Span(text[:limit]), Span(f" … ({n(len(text))} characters)", "note"))
 
 
 def _short(text: str, width: int) -> str:
@@ -324,66 +325,6 @@ def _stream_error(result: StitchResult) -> list[Line]:
     return [*_section("stream error", "bad"), *_error_lines(result.stream_error, 2, "bad")]
 
 
-class _Run:
-    """A run of text, refusal or reasoning deltas with nothing else between them."""
-
-    __slots__ = ("kind", "pieces")
-
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-        self.pieces: list[str] = []
-
-
-_TurnItem = _Run | ReasoningBlock | ServerToolCall | CustomToolCall | int  # int: a call
-
-
-def turn(steps: Iterable[Step]) -> list[_TurnItem]:
-    """The assistant turn in arrival order, read from the events: each run of text (a new
-    one after anything else: a call, a server call, reasoning, a text signature), each
-    reasoning block where its text streamed, each call where it started. Unlike
-    ``StitchResult.parts`` (what goes back to the provider), server calls are placed too,
-    so that the text before and after one is not glued together."""
-    items: list[_TurnItem] = []
-    run: _Run | None = None
-    placed: set[int] = set()
-    for step in steps:
-        event = step.event
-        kind = _RUNS.get(type(event))
-        if kind is not None:
-            if run is None or run.kind != kind:
-                run = _Run(kind)
-                items.append(run)
-            run.pieces.append(event.text)  # type: ignore[attr-defined]
-            continue
-        if isinstance(event, ReasoningBlock):
-            _place_block(items, event)
-        elif isinstance(event, (CallStarted, CallDiscarded)):
-            if event.index in placed:
-                continue
-            placed.add(event.index)
-            items.append(event.index)
-        elif isinstance(event, (ServerToolCall, CustomToolCall)):
-            items.append(event)
-        elif not isinstance(event, TextSignature):
-            continue  # usage, finish, warnings, deltas: not part of the turn's order
-        run = None
-    return items
-
-
-_RUNS: dict[type, str] = {TextDelta: "text", RefusalDelta: "refusal", ReasoningDelta: "reasoning"}
-
-
-def _place_block(items: list[_TurnItem], block: ReasoningBlock) -> None:
-    """A reasoning block takes the place of the reasoning deltas it closes (the last run of
-    reasoning not yet closed), or the next place when it had none (a redacted block)."""
-    for number in range(len(items) - 1, -1, -1):
-        item = items[number]
-        if isinstance(item, _Run) and item.kind == "reasoning":
-            items[number] = block
-            return
-    items.append(block)
-
-
 def _turn(replay: Replay, limit: int | None) -> list[Line]:
     """The turn in stream order: reasoning (dimmed), each run of text apart, each call
     with its outcome."""
@@ -414,7 +355,7 @@ def _dimmed(text: str, limit: int | None) -> list[Line]:
 
 
 def _turn_item(
-    item: _Run | ReasoningBlock | ServerToolCall | CustomToolCall, limit: int | None
+    item: Run | ReasoningBlock | ServerToolCall | CustomToolCall, limit: int | None
 ) -> list[Line]:
     if isinstance(item, ReasoningBlock):
         about = [item.kind, plural(len(item.text), "character")]
@@ -429,7 +370,7 @@ def _turn_item(
             for piece in item.summary:
                 body += _paragraph(piece, 8, "dim")
         return [head, *body]
-    if isinstance(item, _Run):
+    if isinstance(item, Run):
         text = "".join(item.pieces)
         size = plural(len(text), "character")
         if item.kind == "reasoning":
