@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import toolstitch
 from fixtures.expected import fixture_names, load, path
 from toolstitch import cli
 from toolstitch.cli import _input as cli_input
@@ -250,19 +251,20 @@ def test_stdin_dash(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtu
     assert plain.startswith("replay - (standard input)\n")
 
 
-def test_stdin_dash_is_binary_safe() -> None:
+def test_stdin_dash_is_binary_safe(capsys: pytest.CaptureFixture[str]) -> None:
     """A binary AWS event stream through a real pipe: the same report as from the file."""
     file = ROOT / "tests" / "fixtures" / "bedrock-converse" / "parallel-calls.eventstream"
-    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": ""}
-    argv = [sys.executable, "-m", "toolstitch", "replay"]
     piped = subprocess.run(
-        [*argv, "-", "--json"], input=file.read_bytes(), capture_output=True, env=env, check=False
+        [sys.executable, "-m", "toolstitch", "replay", "-", "--json"],
+        input=file.read_bytes(),
+        capture_output=True,
+        env={"PYTHONPATH": str(ROOT / "src"), "PATH": ""},
+        check=False,
     )
-    named = subprocess.run([*argv, str(file), "--json"], capture_output=True, env=env, check=False)
     assert (piped.returncode, piped.stderr) == (0, b"")
     report = json.loads(piped.stdout)
-    assert report["input"] == "-"
-    assert report == {**json.loads(named.stdout), "input": "-"}
+    _, named, _ = run(["replay", str(file), "--json"], capsys)
+    assert report == {**json.loads(named), "input": "-"}
     assert [c["name"] for c in report["calls"]] == ["get_weather", "get_time"]
 
 
@@ -641,19 +643,26 @@ def test_python_dash_m_and_version() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["calls"][0]["name"] == "get_weather"
-    for pure, words in (("1", "pure Python"), ("", "")):
-        done = subprocess.run(
-            [sys.executable, "-m", "toolstitch", "--version"],
-            capture_output=True,
-            text=True,
-            env={**env, "TOOLSTITCH_PURE_PYTHON": pure},
-            check=False,
-        )
-        assert done.returncode == 0
-        assert done.stdout.startswith("toolstitch ")
-        # which path runs: the C extension or pure Python
-        assert words in done.stdout
-        assert done.stdout.split(": ", 1)[1].startswith(("native (", "pure Python ("))
+    done = subprocess.run(
+        [sys.executable, "-m", "toolstitch", "--version"],
+        capture_output=True,
+        text=True,
+        env={**env, "TOOLSTITCH_PURE_PYTHON": "1"},
+        check=False,
+    )
+    assert done.returncode == 0
+    # which path runs: the C extension or pure Python (here forced)
+    assert done.stdout.startswith("toolstitch ")
+    assert "pure Python (TOOLSTITCH_PURE_PYTHON is set)" in done.stdout
+
+
+def test_version_names_the_active_path(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    expected = "native (" if toolstitch.NATIVE else "pure Python ("
+    assert out.split(": ", 1)[1].startswith(expected)
 
 
 def test_the_core_never_imports_rich() -> None:

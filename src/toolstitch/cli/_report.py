@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolstitch.messages import TextPart
 from toolstitch.stitch.stitcher import StitchResult
 from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallWarning, ToolCall
 from toolstitch.vocab.errors import StreamError, ToolCallError
@@ -136,11 +137,19 @@ def report(
         "finish_reason": result.finish_reason,
         "usage": result.usage,
         "text": result.text,
-        "text_parts": [] if replay is None else text_runs(replay.steps),
+        "text_parts": _text_parts(result, replay),
         "reasoning": result.reasoning,
         "reasoning_blocks": [_block(b) for b in result.reasoning_blocks],
         "refusal": result.refusal,
     }
+
+
+def _text_parts(result: StitchResult, replay: Replay | None) -> list[str]:
+    """The runs of text apart: from the events when there are (a server call also ends a
+    run), else from ``result.parts``."""
+    if replay is not None:
+        return text_runs(replay.steps)
+    return [p.text for p in result.parts if isinstance(p, TextPart)]
 
 
 def _server(server: ServerToolCall) -> dict[str, Any]:
