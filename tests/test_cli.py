@@ -32,6 +32,7 @@ JSON_KEYS = [
     "discarded",
     "warnings",
     "server_calls",
+    "custom_calls",
     "stream_error",
     "finish_reason",
     "usage",
@@ -296,6 +297,7 @@ def test_every_json_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     ]
     assert report["text_parts"] == ["Doing both now."] == [report["text"]]
     assert report["refusal"] == ""
+    assert report["custom_calls"] == []
     assert [row["event"] for row in report["timeline"]] == sorted(
         row["event"] for row in report["timeline"]
     )

@@ -295,3 +295,11 @@ def test_head_in_a_shell(tmp_path: Path) -> None:
     assert done.stdout.count(b"\n") == 2
     assert b"Traceback" not in done.stderr
     assert done.stderr == b""
+
+
+def test_the_docs_example_is_the_snapshot() -> None:
+    """docs/cli.md shows the plain snapshot as it is: the page cannot drift from the output."""
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    marker = "<!-- cli-example: tests/fixtures/cli/replay-timeline.txt -->\n```text\n"
+    shown = page.split(marker, 1)[1].split("```\n", 1)[0]
+    assert shown == (SNAPSHOTS / "replay-timeline.txt").read_text(encoding="utf-8")

@@ -87,6 +87,9 @@ def _plain(block: Block, columns: int) -> list[str]:
 
 
 def _wrap(text: str, room: int, how: str) -> list[str]:
+    """``text`` cut into lines of at most ``room`` characters (its own line breaks kept)."""
+    if "\n" in text:
+        return [piece for line in text.split("\n") for piece in _wrap(line, room, how)]
     if how == "none" or len(text) <= room:
         return [text]
     if how == "chars":

@@ -133,6 +133,10 @@ def report(
         "discarded": [_discarded(d, discarded.get(d.index)) for d in result.discarded],
         "warnings": warnings,
         "server_calls": [_server(s) for s in result.server_calls],
+        "custom_calls": [
+            {"index": c.index, "id": c.id, "call_id": c.call_id, "name": c.name, "input": c.input}
+            for c in result.custom_calls
+        ],
         "stream_error": _error(result.stream_error),
         "finish_reason": result.finish_reason,
         "usage": result.usage,
