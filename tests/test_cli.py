@@ -675,3 +675,23 @@ def test_the_core_never_imports_rich() -> None:
     env = {"PYTHONPATH": str(ROOT / "src"), "PATH": ""}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_control_characters_are_shown_not_obeyed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A recorded stream cannot clear the screen or restyle the terminal it is shown on."""
+    file = tmp_path / "hostile.sse"
+    hostile = "bad\x1b[2J\x1b]0;title\x07\rover\x9b1m"
+    file.write_bytes(body(OpenAIChatScript().text(hostile).finish("stop")))
+    for argv in ([], ["--timeline"], ["--color", "always"]):
+        _, out, _ = run(["replay", str(file), *argv], capsys)
+        text = out.replace("\x1b[0m", "").replace("\x1b[1m", "").replace("\x1b[2m", "")
+        for style in ("\x1b[1;32m", "\x1b[1;31m", "\x1b[36m", "\x1b[33m", "\x1b[1;33m"):
+            text = text.replace(style, "")
+        assert not set(text) & {"\x1b", "\x07", "\r", "\x9b"}, argv
+    _, out, _ = run(["replay", str(file)], capsys)
+    assert "bad\\x1b[2J\\x1b]0;title\\x07\\rover" not in out  # not Python's repr …
+    assert "bad\\x1b[2J\\x1b]0;title\\x07\\x0dover\\x9b1m" in out  # … one escape per character
+    _, out, _ = run(["replay", str(file), "--json"], capsys)
+    assert json.loads(out)["text"] == hostile  # the JSON carries it exactly

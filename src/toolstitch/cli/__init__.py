@@ -49,8 +49,8 @@ from toolstitch.vocab.native import REASON as _NATIVE_REASON
 
 from ._input import Failure, Replay, Tools, prefixed, read_input, read_tools, replay
 from ._render import render, use_colour
-from ._report import SCHEMA_VERSION, error_report, report
-from ._view import Block, Context, Line, Span, plural, summary, timeline
+from ._report import SCHEMA_VERSION, error_report, report, timeline_report
+from ._view import ROW_CHARS, SHOWN_CHARS, Block, Context, Line, Span, plural, summary, timeline
 
 __all__ = ["SCHEMA_VERSION", "main", "report"]
 
@@ -101,36 +101,17 @@ def _replay_command(args: argparse.Namespace, out: TextIO) -> int:
             status=status,
         )
         if args.timeline:
-            found["timeline"] = _timeline_json(done)
+            found["timeline"] = timeline_report(done)
         _write_json(found, out)
         return status
-    limit = None if args.full else 600
+    limit = None if args.full else SHOWN_CHARS
     context = Context(args.file, args.provider, tools, args.on_schema_violation, limit)
     blocks = summary(done, context)
     if args.timeline:
         blocks += [Line(), Line((Span("timeline (each event, when it came out)", "head"),))]
-        blocks.append(timeline(done.steps, None if args.full else 120))
+        blocks.append(timeline(done.steps, None if args.full else ROW_CHARS))
     render(blocks, out, colour=use_colour(args.color, out))
     return status
-
-
-def _timeline_json(done: Replay) -> list[dict[str, Any]]:
-    out = []
-    for step in done.steps:
-        event = step.event
-        index = getattr(event, "index", None)
-        if index is None:
-            call = getattr(event, "call", None)
-            index = getattr(call, "index", None)
-        out.append(
-            {
-                "event": step.where.event,
-                "byte": step.where.byte,
-                "type": type(event).__name__,
-                "index": index,
-            }
-        )
-    return out
 
 
 def _write_json(value: object, out: TextIO) -> None:
@@ -235,8 +216,8 @@ def _replay_parser(commands: Any) -> None:
     replay.add_argument(
         "--full",
         action="store_true",
-        help="show long arguments and reasoning whole (default: the first 600 characters "
-        "and their size)",
+        help=f"show long arguments and reasoning whole (default: the first {SHOWN_CHARS} "
+        "characters and their size)",
     )
     _colour_option(replay)
     replay.add_argument("--json", action="store_true", help="print exactly one JSON object instead")

@@ -22,7 +22,7 @@ from ._view import Block, Line, Row, Span, Table
 if TYPE_CHECKING:  # the cli extra; imported only when colour is on
     from rich.console import Console, RenderableType
 
-__all__ = ["render", "use_colour", "width"]
+__all__ = ["render", "shown", "use_colour", "width"]
 
 #: The narrowest layout, however narrow the terminal says it is.
 MIN_WIDTH = 40
@@ -37,6 +37,19 @@ STYLES = {
     "name": "cyan",
     "note": "dim",
 }
+
+
+#: Control characters a recorded stream may carry (in its text, or in arguments that are not
+#: JSON) shown as escapes: written as they are they would move the cursor, clear the screen or
+#: restyle the terminal. Line breaks and tabs stay.
+_CONTROLS = {
+    code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0)) if chr(code) not in "\n\t"
+}
+
+
+def shown(text: str) -> str:
+    """``text`` with its control characters (but line breaks and tabs) as ``\\xNN``."""
+    return text.translate(_CONTROLS)
 
 
 def use_colour(choice: str, out: TextIO, environ: Mapping[str, str] = os.environ) -> bool:
@@ -99,8 +112,8 @@ def _wrap(text: str, room: int, how: str) -> list[str]:
 
 def _plain_line(line: Line, columns: int) -> list[str]:
     lead = " " * line.indent + (f"{line.label}: " if line.label else "")
-    text = "".join(s.text for s in line.spans if s.style != "note")
-    note = "".join(s.text for s in line.spans if s.style == "note")
+    text = _text(s for s in line.spans if s.style != "note")
+    note = _text(s for s in line.spans if s.style == "note")
     if not (text or note):
         return [lead.rstrip()]
     under = " " * (len(lead) + line.hang)
@@ -143,12 +156,12 @@ def _plain_table(table: Table, columns: int) -> list[str]:
     out = line(heads, (Span(heads[-1]),))
     for row, values in zip(table.rows, cells, strict=True):
         out += line(values, row.cells[-1])
-        out += [under + extra for extra in row.below]
+        out += [under + shown(extra) for extra in row.below]
     return out
 
 
 def _text(spans: Iterable[Span]) -> str:
-    return "".join(s.text for s in spans)
+    return shown("".join(s.text for s in spans))
 
 
 # -- rich ------------------------------------------------------------------------------------
@@ -181,7 +194,7 @@ def _rich_text(spans: Iterable[Span], how: str = "words") -> Any:
 
     text = Text(no_wrap=how == "none", overflow="fold")
     for span in spans:
-        text.append(span.text, STYLES.get(span.style, ""))
+        text.append(shown(span.text), STYLES.get(span.style, ""))
     return text
 
 
@@ -223,5 +236,5 @@ def _rich_table(table: Table) -> RenderableType:
 def _rich_cells(row: Row) -> list[Any]:
     cells = [_rich_text(cell) for cell in row.cells]
     if row.below:
-        cells[-1].append("\n" + "\n".join(row.below))
+        cells[-1].append(shown("\n" + "\n".join(row.below)))
     return cells

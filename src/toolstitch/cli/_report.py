@@ -14,7 +14,14 @@ from toolstitch.vocab.stream_events import ReasoningBlock, ServerToolCall
 from ._input import Replay, Tools, Where
 from ._turn import text_runs
 
-__all__ = ["SCHEMA_VERSION", "error_report", "report"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "call_names",
+    "error_report",
+    "positions",
+    "report",
+    "timeline_report",
+]
 
 #: The version of the ``--json`` objects' layout. 1 was the unversioned layout of 0.1;
 #: 2 added ``schema_version`` and everything docs/cli.md lists as new in it.
@@ -33,7 +40,8 @@ def _error(error: StreamError | None) -> dict[str, str] | None:
     return None if error is None else _error_of(error)
 
 
-def _names(result: StitchResult) -> dict[int, str | None]:
+def call_names(result: StitchResult) -> dict[int, str | None]:
+    """The name of each call of ``result``, by index (complete or discarded)."""
     names: dict[int, str | None] = {d.index: d.name for d in result.discarded}
     names.update((c.index, c.name) for c in result.calls)
     return names
@@ -78,11 +86,11 @@ def _tools(tools: Tools | None, policy: str) -> dict[str, Any] | None:
     return {"file": tools.path, "declared": list(tools.names), "on_schema_violation": policy}
 
 
-def positions(steps: Replay | None) -> tuple[dict[int, Where], dict[int, Where]]:
+def positions(replay: Replay | None) -> tuple[dict[int, Where], dict[int, Where]]:
     """Where each call became ready, and where each was (first) discarded."""
     ready: dict[int, Where] = {}
     discarded: dict[int, Where] = {}
-    for step in () if steps is None else steps.steps:
+    for step in () if replay is None else replay.steps:
         event = step.event
         if isinstance(event, CallReady):
             ready[event.call.index] = step.where
@@ -108,7 +116,7 @@ def report(
     ``arguments`` is the JSON text as streamed.
     """
     ready, discarded = positions(replay)
-    names = _names(result)
+    names = call_names(result)
     warnings: list[dict[str, Any]] = []
     for warning in result.warnings:
         index = warning.index if isinstance(warning, CallWarning) else None
@@ -166,6 +174,23 @@ def _server(server: ServerToolCall) -> dict[str, Any]:
         "parsed_arguments": server.parsed_arguments,
         "error": None if server.error is None else _error_of(server.error),
     }
+
+
+def timeline_report(replay: Replay) -> list[dict[str, Any]]:
+    """``--json --timeline``'s ``timeline``: each event's moment, class name and call index."""
+    out = []
+    for step in replay.steps:
+        event = step.event
+        index = event.call.index if isinstance(event, CallReady) else getattr(event, "index", None)
+        out.append(
+            {
+                "event": step.where.event,
+                "byte": step.where.byte,
+                "type": type(event).__name__,
+                "index": index,
+            }
+        )
+    return out
 
 
 def error_report(code: str, message: str, source: str | None) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from toolstitch.vocab.stream_events import (
 )
 
 from ._input import Replay, Step, Tools, Where
-from ._report import positions
+from ._report import call_names, positions
 from ._turn import Run, turn
 
 __all__ = ["Block", "Column", "Line", "Row", "Span", "Table", "summary", "timeline"]
@@ -154,7 +154,10 @@ def _section(title: str, style: str = "head") -> list[Line]:
 
 
 def _paragraph(text: str, indent: int, style: str = "") -> list[Line]:
-    return [Line((Span(line, style),), indent) for line in text.splitlines()]
+    """``text`` line by line, cut at its line feeds only (a carriage return or another
+    separator is a character to show, as an escape)."""
+    lines = text.removesuffix("\n").split("\n") if text else []
+    return [Line((Span(line, style),), indent) for line in lines]
 
 
 # -- replay: the summary ---------------------------------------------------------------------
@@ -295,13 +298,6 @@ def _server_calls(result: StitchResult, limit: int | None) -> list[Line]:
         lines.append(_head(custom.index, custom.name, custom.call_id, 2))
         lines.append(Line(clip(custom.input, limit), 6, "input", "chars"))
     return lines
-
-
-def call_names(result: StitchResult) -> dict[int, str | None]:
-    """The name of each call of ``result``, by index (complete or discarded)."""
-    names: dict[int, str | None] = {d.index: d.name for d in result.discarded}
-    names.update((c.index, c.name) for c in result.calls)
-    return names
 
 
 def _warnings(result: StitchResult) -> list[Line]:
