@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import select
 import struct
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from toolstitch import cli
+from toolstitch.testing import OpenAIChatScript
 
 if sys.platform == "win32":  # pragma: no cover
     pytest.skip("a pseudo-terminal needs POSIX", allow_module_level=True)
@@ -63,32 +65,35 @@ def command(*argv: str) -> list[str]:
 
 def under_pty(*argv: str, **env: str) -> tuple[int, bytes]:
     """Run the command with a pseudo-terminal as stdin, stdout and stderr; its exit status
-    and every byte it wrote."""
+    and every byte it wrote.
+
+    The test keeps its own end of the follower open until the command has exited, so that
+    the terminal is never hung up (Linux may drop unread output at a hang-up), and reads
+    whatever is left once it has."""
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, COLUMNS, 0, 0))
     modes = termios.tcgetattr(follower)
     modes[1] &= ~termios.ONLCR  # "\n" stays "\n": the bytes are the command's own
     termios.tcsetattr(follower, termios.TCSANOW, modes)
-    with subprocess.Popen(
-        command(*argv),
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        cwd=ROOT,
-        env=environment(**env),
-    ) as process:
+    chunks = []
+    try:
+        with subprocess.Popen(
+            command(*argv),
+            stdin=follower,
+            stdout=follower,
+            stderr=follower,
+            cwd=ROOT,
+            env=environment(**env),
+        ) as process:
+            while process.poll() is None:
+                if select.select([leader], [], [], 0.05)[0]:
+                    chunks.append(os.read(leader, 65536))
+            while select.select([leader], [], [], 0)[0]:  # what it wrote before exiting
+                chunks.append(os.read(leader, 65536))
+            status = process.returncode
+    finally:
         os.close(follower)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # EIO: the follower side is closed, the command ended
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
         os.close(leader)
-        status = process.wait()
     return status, b"".join(chunks)
 
 
@@ -121,6 +126,7 @@ TERMINAL_RUNS = ("replay-timeline", "replay-reasoning")
 @pytest.fixture(scope="module")
 def terminal() -> dict[str, tuple[int, bytes]]:
     """Each terminal run once (a subprocess each: the slow part of this module)."""
+    pytest.importorskip("rich")  # the cli extra, in the test dependency group
     return {name: under_pty(*SNAPSHOT_RUNS[name]) for name in TERMINAL_RUNS}
 
 
@@ -257,11 +263,17 @@ def test_without_rich_plain_text(monkeypatch: pytest.MonkeyPatch) -> None:
 # -- pipes -----------------------------------------------------------------------------------
 
 
-def test_reader_leaves_early(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A stream of 4,000 text deltas: some 250 KB of timeline, more than a pipe holds."""
+    script = OpenAIChatScript().text("word " * 4000, pieces=4000).finish("stop")
+    file = tmp_path_factory.mktemp("cli") / "big.sse"
+    file.write_bytes(b"".join(s for s in script.reply().steps if isinstance(s, bytes)))
+    return file
+
+
+def test_reader_leaves_early(big: Path) -> None:
     """``toolstitch replay big.sse --timeline | head -1``: no traceback, status 141."""
-    one = (ROOT / "tests" / "fixtures" / "openai-chat" / "parallel-calls.sse").read_bytes()
-    big = tmp_path / "big.sse"
-    big.write_bytes(one * 100)  # some 500 KB of timeline: more than a pipe holds
     with subprocess.Popen(
         command("replay", str(big), "--timeline"),
         stdout=subprocess.PIPE,
@@ -279,11 +291,8 @@ def test_reader_leaves_early(tmp_path: Path) -> None:
     assert status == 128 + 13
 
 
-def test_head_in_a_shell(tmp_path: Path) -> None:
+def test_head_in_a_shell(big: Path) -> None:
     """The same through a real shell pipeline, as a person types it."""
-    one = (ROOT / "tests" / "fixtures" / "openai-chat" / "parallel-calls.sse").read_bytes()
-    big = tmp_path / "big.sse"
-    big.write_bytes(one * 100)
     line = " ".join(command("replay", str(big), "--timeline")) + " | head -n 2"
     done = subprocess.run(
         ["/bin/sh", "-c", line],
