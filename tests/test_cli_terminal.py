@@ -312,3 +312,20 @@ def test_the_docs_example_is_the_snapshot() -> None:
     marker = "<!-- cli-example: tests/fixtures/cli/replay-timeline.txt -->\n```text\n"
     shown = page.split(marker, 1)[1].split("```\n", 1)[0]
     assert shown == (SNAPSHOTS / "replay-timeline.txt").read_text(encoding="utf-8")
+
+
+def test_a_long_timeline_in_colour_is_laid_out_plain(
+    big: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rich's tables are slow on thousands of rows: past 1,000 the timeline is the plain
+    table (the same columns), the rest of the output still in colour."""
+    monkeypatch.setenv("COLUMNS", "100")
+    out = Tty()
+    monkeypatch.setattr(sys, "stdout", out)
+    assert cli.main(["replay", str(big), "--timeline", "--color", "always"]) == 0
+    head, table = out.getvalue().split("timeline (each event, when it came out)")
+    assert "\x1b[" in head
+    assert "\x1b[" not in table.split("\n", 1)[1]
+    rows = table.splitlines()[2:]
+    assert len(rows) == 4_001
+    assert rows[-1].split() == ["4,001", rows[-1].split()[1], "finish", "stop"]

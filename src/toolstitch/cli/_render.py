@@ -27,6 +27,9 @@ __all__ = ["render", "shown", "use_colour", "width"]
 #: The narrowest layout, however narrow the terminal says it is.
 MIN_WIDTH = 40
 
+#: Tables longer than this are laid out as plain text even in colour (see ``render``).
+RICH_TABLE_ROWS = 1000
+
 #: ``_view``'s styles in rich's words.
 STYLES = {
     "head": "bold",
@@ -82,7 +85,12 @@ def render(blocks: Iterable[Block], out: TextIO, *, colour: bool) -> None:
         console = _console(columns)
         if console is not None:
             for block in blocks:
-                console.print(_rich(block))
+                if isinstance(block, Table) and len(block.rows) > RICH_TABLE_ROWS:
+                    # rich lays a table out in time linear but slow (~0.7 ms a row): a long
+                    # timeline is laid out as plain text, in the same columns, unstyled.
+                    console.out("\n".join(_plain(block, columns)), highlight=False)
+                else:
+                    console.print(_rich(block))
             out.write(console.file.getvalue())  # type: ignore[attr-defined]
             return
     for block in blocks:
