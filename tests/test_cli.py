@@ -633,18 +633,9 @@ def test_examples_are_package_data() -> None:
     ]
 
 
-def test_python_dash_m_and_version() -> None:
+def test_python_dash_m_version() -> None:
+    """(``python -m toolstitch replay`` itself runs in test_stdin_dash_is_binary_safe.)"""
     env = {"PYTHONPATH": str(ROOT / "src"), "PATH": ""}
-    stream = str(path("openai-chat/parallel-calls"))
-    done = subprocess.run(
-        [sys.executable, "-m", "toolstitch", "replay", stream, "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["calls"][0]["name"] == "get_weather"
     done = subprocess.run(
         [sys.executable, "-m", "toolstitch", "--version"],
         capture_output=True,
@@ -668,8 +659,11 @@ def test_version_names_the_active_path(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_the_core_never_imports_rich() -> None:
+    """Nor does the command, unless colour is on."""
+    stream = str(path("openai-chat/parallel-calls"))
     code = (
         "import sys, toolstitch, toolstitch.runner, toolstitch.cli\n"
+        f"assert toolstitch.cli.main(['replay', {stream!r}, '--timeline']) == 0\n"
         "assert 'rich' not in sys.modules, sorted(m for m in sys.modules if 'rich' in m)\n"
     )
     env = {"PYTHONPATH": str(ROOT / "src"), "PATH": ""}
