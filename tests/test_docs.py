@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
 
 import toolstitch
+from docs_scripts import load_script
 from toolstitch.core import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _load_script(name: str) -> object:
-    path = ROOT / "docs" / "_scripts" / name
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(name)
 
 
 def test_state_diagram_page_is_generated_from_the_grammar() -> None:
