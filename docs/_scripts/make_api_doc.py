@@ -8,7 +8,7 @@ docstrings of every name in the module's ``__all__``. docs/api.md is the overvie
 exception tree, and per module each public name with the first paragraph of its docstring,
 linked to its entry in the reference. Both are read from the same docstrings, by the same
 reader (griffe, with the ``#:`` comments of constants as their docstrings:
-docs/_scripts/griffe_comments.py), so they cannot disagree. tests/test_docs.py fails when
+docs/_scripts/griffe_docstrings.py), so they cannot disagree. tests/test_docs.py fails when
 a committed page differs from what this writes; tests/test_docs_site.py builds the site.
 """
 
@@ -100,11 +100,11 @@ def public_names(module: str) -> list[str]:
 
 
 def _load() -> griffe.Module:
-    extension = Path(__file__).with_name("griffe_comments.py")
+    extension = Path(__file__).with_name("griffe_docstrings.py")
     loaded = griffe.load(
         "toolstitch",
         search_paths=[str(SRC)],
-        extensions=griffe.load_extensions(f"{extension}:CommentDocstrings"),
+        extensions=griffe.load_extensions(f"{extension}:ProjectDocstrings"),
     )
     assert isinstance(loaded, griffe.Module)
     return loaded
@@ -120,9 +120,7 @@ def _kind(value: object) -> str:
 
 def _summary(obj: griffe.Object | griffe.Alias) -> str:
     doc = obj.docstring.value if obj.docstring is not None else ""
-    first = " ".join(doc.strip().split("\n\n")[0].split())
-    # A paragraph that introduces a literal block ends "::"; as reStructuredText shows it.
-    return first.removesuffix(":") if first.endswith("::") else first
+    return " ".join(doc.strip().split("\n\n")[0].split())
 
 
 def _griffe_module(package: griffe.Module, module: str) -> griffe.Object | griffe.Alias:
