@@ -10,6 +10,7 @@ success means something.
 from __future__ import annotations
 
 import html
+import importlib
 import json
 import os
 import re
@@ -168,3 +169,19 @@ def test_the_state_diagrams_are_mermaid_that_parses(page: str) -> None:
     moves = [line for line in lines if "-->" in line]
     assert moves
     assert [line for line in moves if not TRANSITION.match(line)] == []
+
+
+def test_every_public_subpackage_has_a_reference_page() -> None:
+    """A new subpackage is internal (its docstring says so), the command, or in the reference."""
+    script = _api_script()
+    public = set(script.PUBLIC_MODULES)
+    for path in sorted((ROOT / "src" / "toolstitch").iterdir()):
+        name = path.stem if path.suffix == ".py" else path.name
+        if name.startswith("_") or not (path.suffix == ".py" or (path / "__init__.py").is_file()):
+            continue
+        module = f"toolstitch.{name}"
+        doc = importlib.import_module(module).__doc__ or ""
+        if module == "toolstitch.cli" or "\nInternal: " in doc:
+            assert module not in public, module
+        else:
+            assert module in public, f"{module}: add it to make_api_doc.PUBLIC_MODULES and the nav"
