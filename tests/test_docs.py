@@ -122,3 +122,9 @@ def test_api_reference_is_generated_from_the_code() -> None:
     assert script.render() == page, (  # type: ignore[attr-defined]
         "docs/api.md is stale: run python docs/_scripts/make_api_doc.py"
     )
+    pages: dict[str, str] = script.reference_pages()  # type: ignore[attr-defined]
+    on_disk = {
+        f"reference/{path.name}": path.read_text(encoding="utf-8")
+        for path in (ROOT / "docs" / "reference").glob("*.md")
+    }
+    assert on_disk == pages, "docs/reference/ is stale: run python docs/_scripts/make_api_doc.py"
