@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
 
 import toolstitch
+from docs_scripts import load_script
 from toolstitch.core import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _load_script(name: str) -> object:
-    path = ROOT / "docs" / "_scripts" / name
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(name)
 
 
 def test_state_diagram_page_is_generated_from_the_grammar() -> None:
@@ -128,3 +122,9 @@ def test_api_reference_is_generated_from_the_code() -> None:
     assert script.render() == page, (  # type: ignore[attr-defined]
         "docs/api.md is stale: run python docs/_scripts/make_api_doc.py"
     )
+    pages: dict[str, str] = script.reference_pages()  # type: ignore[attr-defined]
+    on_disk = {
+        f"reference/{path.name}": path.read_text(encoding="utf-8")
+        for path in (ROOT / "docs" / "reference").glob("*.md")
+    }
+    assert on_disk == pages, "docs/reference/ is stale: run python docs/_scripts/make_api_doc.py"

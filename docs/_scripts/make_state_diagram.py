@@ -13,8 +13,10 @@ what this script writes.
 
 from __future__ import annotations
 
+import json
+import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,35 @@ RUN_START = "<!-- generated:start run machine (docs/_scripts/make_state_diagram.
 RUN_TITLE = "toolstitch.runner: the life of one run"
 
 
+def mermaid_id(state: str) -> str:
+    """``state`` as a Mermaid state id: Mermaid's parser refuses a ``-`` in an id in a
+    transition line (``awaiting-id --> ...``), so ids use ``_``; the labels keep the names."""
+    return state.replace("-", "_")
+
+
+def _mermaid_for_docs(drawing: str, states: Iterable[str]) -> str:
+    """transitions' drawing made valid Mermaid: ids without ``-``, and the title as the
+    front matter's ``title`` (transitions writes the bare title there, which Mermaid reads as
+    a YAML key and does not show)."""
+    names = sorted(states, key=len, reverse=True)  # "a-b-c" before "a-b"
+    pattern = re.compile(r"(?<![\w\-\"])(" + "|".join(map(re.escape, names)) + r")(?![\w\-\"])")
+    lines = drawing.split("\n")
+    if lines[0] == "---" and lines[2] == "---":
+        lines[1] = f"title: {json.dumps(lines[1])}"
+
+    def rewrite(line: str) -> str:
+        head, colon, label = line.partition(":") if "-->" in line else (line, "", "")
+        return pattern.sub(lambda m: mermaid_id(m[1]), head) + colon + label  # not the trigger
+
+    return "\n".join(map(rewrite, lines))
+
+
+def diagram(definition: Mapping[str, Any], title: str) -> str:
+    """The Mermaid state diagram of ``definition``, as the docs show it."""
+    drawing = mermaid_diagram(definition, title=title).strip()
+    return _mermaid_for_docs(drawing, definition["states"])
+
+
 def _block(definition: Mapping[str, Any], title: str, start: str) -> str:
     rows = ["| trigger | from | to | when |", "|---|---|---|---|"]
     for move in definition["transitions"]:
@@ -38,8 +69,8 @@ def _block(definition: Mapping[str, Any], title: str, start: str) -> str:
             f"| `{move['trigger']}` | {', '.join(f'`{s}`' for s in sources)} "
             f"| `{move['dest']}` | {move['when']} |"
         )
-    diagram = mermaid_diagram(definition, title=title).strip()
-    return "\n".join([start, "", "```mermaid", diagram, "```", "", *rows, "", END])
+    drawn = diagram(definition, title)
+    return "\n".join([start, "", "```mermaid", drawn, "```", "", *rows, "", END])
 
 
 def generated_block() -> str:

@@ -5,20 +5,14 @@ A conversation is a list of ``Message``: ``SystemMessage``, ``UserMessage``,
 ``ToolResult`` (one per call, success or error). All are frozen dataclasses. ``to_*`` gives
 a provider's wire form, ``from_*`` reads it back:
 
-=====================  ==========================================  =============================
-provider               ``to_*`` returns                            tool calls / results
-=====================  ==========================================  =============================
-OpenAI Chat            ``messages`` (list of dicts)                ``tool_calls`` / ``tool``
-                                                                   messages with ``tool_call_id``
-OpenAI Responses       ``input`` items (list of dicts)             ``function_call`` /
-                                                                   ``function_call_output``
-Anthropic              ``(system, messages)``                      ``tool_use`` / ``tool_result``
-Gemini                 ``(system_instruction, contents)``          ``functionCall`` /
-                                                                   ``functionResponse``
-Bedrock Converse       ``(system, messages)``                      ``toolUse`` / ``toolResult``
-Ollama                 ``messages`` (list of dicts)                ``tool_calls`` / ``tool``
-                                                                   messages with ``tool_name``
-=====================  ==========================================  =============================
+| provider | ``to_*`` returns | tool calls / results |
+| --- | --- | --- |
+| OpenAI Chat | ``messages`` (list of dicts) | ``tool_calls`` / ``tool`` (by ``tool_call_id``) |
+| OpenAI Responses | ``input`` (list of items) | ``function_call`` / ``function_call_output`` |
+| Anthropic | ``(system, messages)`` | ``tool_use`` / ``tool_result`` |
+| Gemini | ``(system_instruction, contents)`` | ``functionCall`` / ``functionResponse`` |
+| Bedrock Converse | ``(system, messages)`` | ``toolUse`` / ``toolResult`` |
+| Ollama | ``messages`` (list of dicts) | ``tool_calls`` / ``tool`` (by ``tool_name``) |
 
 Rules worth knowing:
 
