@@ -48,7 +48,7 @@ from toolstitch.adapters._base import provider_error
 from toolstitch.adapters.openai_chat import sdk_chunk
 from toolstitch.core.assembler import Assembler
 from toolstitch.core.ids import IdFactory
-from toolstitch.core.instructions import Item
+from toolstitch.core.instructions import Arguments, Item
 from toolstitch.decode.eventstream import (
     PRELUDE_BYTES,
     EventStreamDecoder,
@@ -312,6 +312,8 @@ class Stitcher:
     _verified = False  # a named provider was confirmed by the events
     #: The adapter's reader of a plain dict, once nothing but reading is left to do.
     _direct: Callable[[Mapping[str, Any], str | None], Iterable[Item]] | None = None
+    #: The adapter's ``_fragment``, with ``_direct`` (and no wrapper rule to apply).
+    _fragment: Callable[[Mapping[str, Any]], Arguments | None] | None = None
     _understood = False  # some event meant something (see ``_not_understood``)
     _mismatch = False  # ... or contradicted by them
     _stream_error: StreamError | None = None
@@ -401,6 +403,11 @@ class Stitcher:
             # The common case: a dict, in a stream of events whose provider is known and
             # confirmed (``close`` clears ``_direct``), so nothing but reading is left.
             self.events_read += 1
+            fragment = self._fragment
+            if fragment is not None:
+                item = fragment(data)
+                if item is not None:  # the adapter's commonest event: straight to the core
+                    return self._observe(self.assembler.feed_arguments(*item))
             return self._observe(self._events(direct(data, None)))
         if self._sse is not None and type(data) is bytes and not (self._dead or self._closed):
             # The common case of a byte stream: SSE, its framing known and its decoder alive.
@@ -646,6 +653,8 @@ class Stitcher:
                     if self._mode == "events":
                         # A plain dict needs no conversion: the adapter's own reader takes it.
                         self._direct = self.adapter._feed
+                        if self._wrappers is None:  # the wrapper rule sees every item
+                            self._fragment = self.adapter._fragment
             return self._events(self.adapter.feed(payload, event=event))
         provider = detect(payload, event)
         if provider is None:
