@@ -148,3 +148,19 @@ def test_toolstitch_is_ready_on_the_closing_fragment(shape: str) -> None:
     workload = workloads.parallel("parallel2", 2, 4)
     items = competitors.shape_input(workload, shape)
     assert bench_compare.ready_at_close(workload, shape, items)
+
+
+def test_stage_prefixes_build_the_documented_workloads_and_run() -> None:
+    """``bench_stages`` builds small, medium and parallel8 itself (not through ``standard``):
+    the same deltas; each of its prefixes runs, and the last one ends every call."""
+    import bench_stages
+
+    for name, _, _, _, fingerprint in STANDARD:
+        if name in ("small", "medium", "parallel8"):
+            assert bench_stages.workload_named(name).fingerprint() == fingerprint
+    for _, prefixes, floor in bench_stages.groups("small"):
+        for _, prefix in prefixes:
+            prefix()
+        closed = prefixes[-1][1]()
+        assert isinstance(closed, list)
+        assert floor()

@@ -36,7 +36,7 @@ than the highest index in use.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from toolstitch.core.deltas import Delta
@@ -204,17 +204,34 @@ class ChatQuirks:
             if type(raw) is dict:
                 hit = self._continuation(raw, seen)
                 if hit is not None:
-                    track, arguments, rest = hit
-                    if rest is None and track.index == raw["index"]:
-                        # The hot path, inline: the entry goes to the core as it came.
-                        yield raw
-                        self._latest = track
-                        if "}" in arguments:
-                            yield from self._readied(track)
-                    else:
-                        yield from self._continue(raw, *hit)
+                    yield from self._continued(raw, hit)
                     continue
             yield from self._entry(_Entry(raw), seen)
+
+    def continuation(self, raw: dict[str, Any]) -> Iterable[Item] | None:
+        """``feed([raw])`` for a chunk whose only entry is ``raw``, when ``raw`` is one more
+        arguments fragment for a streaming call with no quirk to interpret (the protocol's
+        hot path); ``None``, having done nothing, for anything else (then ``feed`` it)."""
+        hit = self._continuation(raw, set())
+        return None if hit is None else self._continued(raw, hit)
+
+    def _continued(
+        self, raw: dict[str, Any], hit: tuple[_Track, str, str | None]
+    ) -> Iterable[Item]:
+        """The items of an entry ``_continuation`` accepted: the entry itself (to the core as
+        it came) when nothing follows the close in it, else ``_continue``'s."""
+        track, arguments, rest = hit
+        if rest is not None or track.index != raw["index"]:
+            return self._continue(raw, *hit)
+        self._latest = track
+        if "}" in arguments:
+            # The object may have closed: the quirks visible once it is ready, after it.
+            return self._then_readied(raw, track)
+        return [raw]
+
+    def _then_readied(self, raw: dict[str, Any], track: _Track) -> Iterator[Item]:
+        yield raw
+        yield from self._readied(track)
 
     def _continuation(
         self, raw: dict[str, Any], seen: set[int]

@@ -44,6 +44,7 @@ from typing import Any, Final
 
 from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import (
+    Arguments,
     CallNote,
     EndCall,
     Finish,
@@ -156,10 +157,14 @@ class AnthropicAdapter(Adapter):
         self._servers: list[_Block] = []  # server blocks of earlier messages, for close()
         self._cores: set[int] = set()  # call indices given out
         self._messages = 0  # message_start events seen
-        self._unknown = UnknownKinds()  # unknown event / delta types, reported once each
+        # Unknown event / delta types, reported once each; made when the first one comes.
+        self._unknown: UnknownKinds | None = None
         self._ids: set[str] = set()  # ids of the tool blocks seen (at most max_calls)
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
+        fragment = self._fragment(payload)
+        if fragment is not None:
+            return [fragment]
         kind = payload.get("type") or event
         out: list[Item] = []
         if kind == "content_block_delta":
@@ -186,7 +191,33 @@ class AnthropicAdapter(Adapter):
             self._unknown_type("event", kind, out)
         return out
 
+    def _fragment(self, payload: Mapping[str, Any]) -> Arguments | None:
+        """The commonest event, cheaply: a ``content_block_delta`` whose ``input_json_delta``
+        continues a ``tool_use`` block, in plain dicts, as its ``Arguments`` instruction.
+        ``None``, having done nothing, for anything else (``_delta`` reads it then)."""
+        if payload.get("type") != "content_block_delta":
+            return None
+        delta = payload.get("delta")
+        if type(delta) is not dict or delta.get("type") != "input_json_delta":
+            return None
+        index = payload.get("index")
+        state = self._blocks.get(index) if type(index) is int else None
+        if state is None or state.kind not in CLIENT_BLOCKS:
+            return None
+        return self._json_fragment(state, delta.get("partial_json"))
+
+    @staticmethod
+    def _json_fragment(state: _Block, fragment: object) -> Arguments | None:
+        """A client block's ``partial_json``, as its ``Arguments``; ``None`` for an empty or
+        non-text one, which is ignored."""
+        if not isinstance(fragment, str) or not fragment:
+            return None
+        state.streamed = True
+        return arguments(state.core, fragment)
+
     def _unknown_type(self, what: str, kind: object, out: list[Item]) -> None:
+        if self._unknown is None:
+            self._unknown = UnknownKinds()
         self._unknown.report(
             f"an Anthropic stream {what} of type",
             kind,
@@ -353,13 +384,16 @@ class AnthropicAdapter(Adapter):
         if kind == "input_json_delta":
             index = payload.get("index")
             state = self._blocks.get(index) if isinstance(index, int) else None
-            fragment = delta.get("partial_json")
-            if state is None or not isinstance(fragment, str) or not fragment:
+            if state is None:
                 return
-            state.streamed = True
             if state.kind in CLIENT_BLOCKS:
-                out.append(arguments(state.core, fragment))
-            else:
+                item = self._json_fragment(state, delta.get("partial_json"))
+                if item is not None:
+                    out.append(item)
+                return
+            fragment = delta.get("partial_json")
+            if isinstance(fragment, str) and fragment:
+                state.streamed = True
                 out.append(ServerDelta(Delta(index=state.core, arguments=fragment)))
         elif kind == "text_delta":
             text = delta.get("text")

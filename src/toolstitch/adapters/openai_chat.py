@@ -65,6 +65,17 @@ HELPER_EVENTS: Final = frozenset(
 )
 
 
+#: The keys of a delta that ``_choice`` reads besides ``tool_calls`` (a chunk with any of them
+#: set is not the standard shape of ``_standard``).
+_READ_BESIDES_TOOL_CALLS: Final = (
+    "content",
+    "refusal",
+    "reasoning_content",
+    "reasoning",
+    "function_call",
+)
+
+
 def sdk_chunk(event: object) -> object | None:
     """An event of the openai SDK's helper stream, unwrapped: the raw chunk a ``ChunkEvent``
     carries; ``None`` for a helper event (``HELPER_EVENTS``); anything else as it is.
@@ -104,7 +115,48 @@ class OpenAIChatAdapter(Adapter):
             return ()  # a helper event that repeats the chunks
         return super().feed(payload if chunk is None else chunk, event=event)
 
-    def _feed(self, payload: Mapping[str, Any], event: str | None) -> Iterator[Item]:
+    def _feed(self, payload: Mapping[str, Any], event: str | None) -> Iterable[Item]:
+        if event is None and self._reasoning is None:
+            items = self._standard(payload)
+            if items is not None:
+                return items
+        return self._chunk(payload, event)
+
+    def _standard(self, payload: Mapping[str, Any]) -> Iterable[Item] | None:
+        """The commonest chunk, cheaply: plain dicts, one choice (the one followed), no
+        finish reason, no usage, a delta with one ``tool_calls`` entry and nothing else that
+        ``_choice`` reads, and that entry one more fragment the quirk layer passes as it
+        came (``ChatQuirks.continuation``). Its items, the same ``_chunk`` would give;
+        ``None``, having done nothing, for anything else."""
+        choices = payload.get("choices")
+        if (
+            type(choices) is not list
+            or len(choices) != 1
+            or "error" in payload
+            or payload.get("usage") is not None
+        ):
+            return None
+        choice = choices[0]
+        if (
+            type(choice) is not dict
+            or choice.get("index", 0) != self.choice
+            or choice.get("finish_reason") is not None
+        ):
+            return None
+        delta = choice.get("delta")
+        if type(delta) is not dict:
+            return None
+        tool_calls = delta.get("tool_calls")
+        if type(tool_calls) is not list or len(tool_calls) != 1 or type(tool_calls[0]) is not dict:
+            return None
+        if len(delta) > 1:  # the standard delta has ``tool_calls`` alone
+            for key in _READ_BESIDES_TOOL_CALLS:
+                if delta.get(key) is not None:
+                    return None
+        return self.quirks.continuation(tool_calls[0])
+
+    def _chunk(self, payload: Mapping[str, Any], event: str | None) -> Iterator[Item]:
+        """Any chunk (or event that is not one): its items, in order."""
         if "choices" not in payload and "usage" not in payload:
             kind = payload.get("type")
             if kind == "chunk" and "chunk" in payload:  # an SDK ChunkEvent, dumped

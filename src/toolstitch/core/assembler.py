@@ -113,6 +113,72 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+# ``json.loads(text, parse_constant=...)`` builds a new decoder on every call (half the cost
+# of loading a small call's arguments); this one decoder is built once and never changes.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text, parse_constant=_reject_constant)``, with the shared decoder (the
+    same result, and the same errors: a leading BOM is refused as ``json.loads`` does)."""
+    if text.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return _DECODER.decode(text)
+
+
+#: The default ``empty_arguments``, loaded once (each assembler copies it when it uses it).
+_DEFAULT_EMPTY = "{}"
+_DEFAULT_EMPTY_PARSED: dict[str, Any] = _loads(_DEFAULT_EMPTY)
+
+_set_call_fields = tuple(
+    vars(ToolCall)[name].__set__
+    for name in (
+        "index",
+        "id",
+        "type",
+        "name",
+        "arguments",
+        "parsed_arguments",
+        "signature",
+        "caller",
+    )
+)
+_set_ready_call = vars(CallReady)["call"].__set__
+
+
+def _tool_call(
+    index: int,
+    call_id: str,
+    kind: str,
+    name: str,
+    arguments: str,
+    parsed: dict[str, Any],
+    signature: str | None,
+    caller: Mapping[str, Any] | None,
+) -> ToolCall:
+    """``ToolCall(...)`` through the slot descriptors, as ``_arguments_delta`` does: one per
+    call on the ready path, an ordinary, equal instance."""
+    call: ToolCall = _new_event(ToolCall)
+    set_index, set_id, set_type, set_name, set_arguments, set_parsed, set_signature, set_caller = (
+        _set_call_fields
+    )
+    set_index(call, index)
+    set_id(call, call_id)
+    set_type(call, kind)
+    set_name(call, name)
+    set_arguments(call, arguments)
+    set_parsed(call, parsed)
+    set_signature(call, signature)
+    set_caller(call, caller)
+    return call
+
+
+def _call_ready(call: ToolCall) -> CallReady:
+    event: CallReady = _new_event(CallReady)
+    _set_ready_call(event, call)
+    return event
+
+
 class _Call:
     """Everything known about one call index: the core's record of it (a ``CallRecord``).
     Private and mutable; snapshots and the ``CallRecord`` view are what others see."""
@@ -253,10 +319,13 @@ class Assembler:
         self._max_argument_chars = self._limits.max_argument_chars
         if not isinstance(empty_arguments, str):
             raise TypeError("empty_arguments must be a str holding a JSON object")
-        try:
-            parsed = json.loads(empty_arguments, parse_constant=_reject_constant)
-        except ValueError:
-            parsed = None
+        if empty_arguments == _DEFAULT_EMPTY:
+            parsed = _DEFAULT_EMPTY_PARSED  # shared: ``_ready`` hands out copies only
+        else:
+            try:
+                parsed = _loads(empty_arguments)
+            except ValueError:
+                parsed = None
         if not isinstance(parsed, dict):
             raise ValueError(f"empty_arguments must be a JSON object text, got {empty_arguments!r}")
         self._empty_arguments = empty_arguments
@@ -704,7 +773,7 @@ class Assembler:
             # The halves of a pair may have come as separate code points: load them joined.
             source = join_surrogates(arguments)
             try:
-                parsed = json.loads(source, parse_constant=_reject_constant)
+                parsed = _loads(source)
             except (ValueError, RecursionError) as exc:
                 # The tokenizer accepted what json.loads refuses: never report it ready.
                 self._unloadable(call, exc, events)
@@ -718,19 +787,19 @@ class Assembler:
             self._by_id[call.id] = call
         call.tokenizer.close()
         signature, caller = self._notes.pop(call.index, _NO_NOTE) if self._notes else _NO_NOTE
-        call.result = ToolCall(
-            index=call.index,
-            id=call.id,
-            type=call.type or "function",
-            name=call.name,
-            arguments=arguments,
-            parsed_arguments=parsed,
-            signature=signature,
-            caller=caller,
+        call.result = _tool_call(
+            call.index,
+            call.id,
+            call.type or "function",
+            call.name,
+            arguments,
+            parsed,
+            signature,
+            caller,
         )
         call.move("complete")
         self._open -= 1
-        events.append(CallReady(call=call.result))
+        events.append(_call_ready(call.result))
 
     def _checked_at_close(self, call: _Call, parsed: object, events: list[Event]) -> bool:
         """The declared-tool checks due at the close; False if they discarded the call."""

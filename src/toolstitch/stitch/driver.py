@@ -37,7 +37,8 @@ class Driver:
     def __init__(self, assembler: Assembler) -> None:
         self.assembler = assembler
         self._server_assembler: Assembler | None = None
-        self._server_outcomes: dict[int, list[CallReady | CallDiscarded]] = {}
+        # Outcomes of server calls not ended yet; made with the server assembler.
+        self._server_outcomes: dict[int, list[CallReady | CallDiscarded]] | None = None
 
     def events(self, items: Iterable[Item]) -> list[Event]:
         """``drive`` into a new list. One ``Arguments`` alone (an argument fragment, the
@@ -46,6 +47,8 @@ class Driver:
             item = items[0]
             if type(item) is Arguments:
                 return self.assembler.feed_arguments(*item)
+            if type(item) is dict:  # one delta in the wire shape (OpenAI Chat)
+                return self.assembler.feed(item)
         out: list[Event] = []
         self.drive(items, out)
         return out
@@ -76,9 +79,10 @@ class Driver:
     def _server_item(self, item: object, out: list[Event]) -> None:
         """A server call's delta or end; its outcome becomes a ``ServerToolCall``."""
         server = self._server_assembler
-        if server is None:
-            server = self._server_assembler = Assembler(limits=self.assembler.limits)
         outcomes = self._server_outcomes
+        if server is None or outcomes is None:
+            server = self._server_assembler = Assembler(limits=self.assembler.limits)
+            outcomes = self._server_outcomes = {}
         if isinstance(item, ServerDelta):
             for event in server.feed(item.delta):
                 if isinstance(event, (CallReady, CallDiscarded)):

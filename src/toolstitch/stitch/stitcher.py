@@ -48,7 +48,7 @@ from toolstitch.adapters._base import provider_error
 from toolstitch.adapters.openai_chat import sdk_chunk
 from toolstitch.core.assembler import Assembler
 from toolstitch.core.ids import IdFactory
-from toolstitch.core.instructions import Item
+from toolstitch.core.instructions import Arguments, Item
 from toolstitch.decode.eventstream import (
     PRELUDE_BYTES,
     EventStreamDecoder,
@@ -276,33 +276,13 @@ class Stitcher:
         driver = Driver(self.assembler) if wrappers is None else wrappers
         self._drive = driver.drive
         self._events = driver.events
-        #: Provider events read so far (SSE messages, JSON array elements, NDJSON lines or fed
-        #: objects).
-        self.events_read = 0
-        #: Bytes fed so far (0 when fed events).
-        self.bytes_read = 0
-        self._mode: str | None = None  # "bytes" or "events"
-        self._head = b""  # leading bytes kept until the framing is known
-        self._sse: SSEDecoder | None = None
-        self._array: JSONArrayDecoder | None = None
-        self._frames: EventStreamDecoder | None = None
-        self._ndjson: NDJSONDecoder | None = None
-        self._dead = False  # a decoder failed: later bytes are ignored
         self._queue: list[tuple[Mapping[str, Any], str | None]] = []
-        self._closed = False
-        self._verified = False  # a named provider was confirmed by the events
-        #: The adapter's reader of a plain dict, once nothing but reading is left to do.
-        self._direct: Callable[[Mapping[str, Any], str | None], Iterable[Item]] | None = None
-        self._understood = False  # some event meant something (see ``_not_understood``)
-        self._mismatch = False  # ... or contradicted by them
         # The result so far.
         self._order: dict[int, int] = {}
         self._calls: dict[int, ToolCall] = {}
         self._discarded: list[CallDiscarded] = []
         self._warnings: list[CallWarning | StreamWarning] = []
         self._server: list[ServerToolCall] = []
-        self._stream_error: StreamError | None = None
-        self._errors = 0
         self._text: list[str] = []
         self._reasoning: list[str] = []
         self._refusal: list[str] = []
@@ -311,10 +291,36 @@ class Stitcher:
         # entry per block, call or run of text between them: no larger than what the result
         # holds anyway.
         self._parts: list[ReasoningBlock | _TextRun | int] = []
-        self._run: _TextRun | None = None  # the text run still open
-        self._finish: str | None = None
-        self._usage: dict[str, Any] | None = None
         self._custom: list[CustomToolCall] = []
+
+    # The state that starts as a constant is read from the class until it first changes
+    # (an instance attribute then): a new Stitcher sets only what it must.
+
+    #: Provider events read so far (SSE messages, JSON array elements, NDJSON lines or fed
+    #: objects).
+    events_read: int = 0
+    #: Bytes fed so far (0 when fed events).
+    bytes_read: int = 0
+    _mode: str | None = None  # "bytes" or "events"
+    _head = b""  # leading bytes kept until the framing is known
+    _sse: SSEDecoder | None = None
+    _array: JSONArrayDecoder | None = None
+    _frames: EventStreamDecoder | None = None
+    _ndjson: NDJSONDecoder | None = None
+    _dead = False  # a decoder failed: later bytes are ignored
+    _closed = False
+    _verified = False  # a named provider was confirmed by the events
+    #: The adapter's reader of a plain dict, once nothing but reading is left to do.
+    _direct: Callable[[Mapping[str, Any], str | None], Iterable[Item]] | None = None
+    #: The adapter's ``_fragment``, with ``_direct`` (and no wrapper rule to apply).
+    _fragment: Callable[[Mapping[str, Any]], Arguments | None] | None = None
+    _understood = False  # some event meant something (see ``_not_understood``)
+    _mismatch = False  # ... or contradicted by them
+    _stream_error: StreamError | None = None
+    _errors = 0
+    _run: _TextRun | None = None  # the text run still open
+    _finish: str | None = None
+    _usage: dict[str, Any] | None = None
 
     # -- public -----------------------------------------------------------------------------
 
@@ -397,7 +403,18 @@ class Stitcher:
             # The common case: a dict, in a stream of events whose provider is known and
             # confirmed (``close`` clears ``_direct``), so nothing but reading is left.
             self.events_read += 1
+            fragment = self._fragment
+            if fragment is not None:
+                item = fragment(data)
+                if item is not None:  # the adapter's commonest event: straight to the core
+                    return self._observe(self.assembler.feed_arguments(*item))
             return self._observe(self._events(direct(data, None)))
+        if self._sse is not None and type(data) is bytes and not (self._dead or self._closed):
+            # The common case of a byte stream: SSE, its framing known and its decoder alive.
+            self.bytes_read += len(data)
+            out: list[Event] = []
+            self._decode(data, out)
+            return self._observe(out)
         if self._closed:
             raise RuntimeError("Stitcher.feed() called after close()")
         if type(data) is dict and self._mode == "events":
@@ -557,7 +574,8 @@ class Stitcher:
 
     def _message(self, event: str, data: str, done: bool, out: list[Event]) -> None:
         self.events_read += 1
-        if done or not data.strip():
+        # (``data[0]`` first: only a text that starts with whitespace may be blank.)
+        if done or not data or (data[0].isspace() and not data.strip()):
             self._understood = self._understood or done  # ``[DONE]`` is the protocol's
             return
         try:
@@ -635,6 +653,8 @@ class Stitcher:
                     if self._mode == "events":
                         # A plain dict needs no conversion: the adapter's own reader takes it.
                         self._direct = self.adapter._feed
+                        if self._wrappers is None:  # the wrapper rule sees every item
+                            self._fragment = self.adapter._fragment
             return self._events(self.adapter.feed(payload, event=event))
         provider = detect(payload, event)
         if provider is None:
