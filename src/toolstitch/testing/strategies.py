@@ -537,7 +537,7 @@ def _planned_call(
             text = json.dumps(call.arguments, **draw(st.sampled_from(_FORMATS)))
         sent = draw(_malformed(text)) if kind == "malformed" else text
         if kind == "truncated":
-            sent = _gemini_partial_prefix(call.arguments)
+            sent = _GEMINI_CUT
         call_id = call.id
         if call_id is None and kind != "truncated":  # with an id, or without (the core's)
             call_id = draw(st.none() | _NAMES.map(lambda s: f"{s}{n}"))
@@ -555,10 +555,9 @@ def _planned_call(
     return PlannedCall(index, call_id, name, text, sent, tuple(fragments), kind)
 
 
-def _gemini_partial_prefix(arguments: Mapping[str, Any]) -> str:
-    """What a cut Gemini call sends in ``partialArgs``: one string member begun, never
-    finished (``{"text":"Once upon`` as text)."""
-    return '{"text":"Once upon'
+#: What a cut Gemini call sends: one string member of ``partialArgs`` begun, never finished
+#: (``_gemini`` writes it as ``$.text`` = ``"Once upon"`` with ``willContinue``).
+_GEMINI_CUT: Final = '{"text":"Once upon'
 
 
 # -- the writers: one per provider -----------------------------------------------------------
