@@ -1,15 +1,12 @@
-"""Ways to cut a byte stream, shared by the decoder tests (results must not depend on them)."""
+"""Ways to cut a byte stream, shared by the decoder tests (results must not depend on them).
+
+``split`` is ``toolstitch.testing.strategies.cut_bytes`` (the one byte cutter)."""
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable
+from toolstitch.testing.strategies import cut_bytes as split
 
-
-def split(body: bytes, cuts: Iterable[int]) -> list[bytes]:
-    """``body`` cut at ``cuts`` (any order, repeats allowed)."""
-    points = [0, *sorted(set(cuts)), len(body)]
-    return [body[a:b] for a, b in itertools.pairwise(points)]
+__all__ = ["byte_by_byte", "split"]
 
 
 def byte_by_byte(body: bytes) -> list[bytes]:

@@ -11,6 +11,9 @@
 * ``mutated(text)`` - insert, delete or replace characters;
 * ``interleavings(streams)`` - merge several calls' fragment lists keeping each call's order.
 
+``splits``, ``awkward_positions`` and ``interleavings`` are ``toolstitch.testing.strategies``'
+(re-exported here); the rest needs the grammar and lark, which only the suite has.
+
 Fragments are ``str`` slices: one code point is never cut, since ``str`` cannot hold a
 fraction of one; the raw surrogate pair is the one way a single character arrives in two
 ``str`` fragments, and ``splits`` cuts between its halves on purpose.
@@ -18,7 +21,6 @@ fraction of one; the raw surrogate pair is the one way a single character arrive
 
 from __future__ import annotations
 
-import itertools
 import re
 from functools import cache
 from pathlib import Path
@@ -27,6 +29,10 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
 from lark import Lark
+
+# The fragment cutters and the interleaving are the public strategies' own (one generator of
+# each, for users' tests and ours).
+from toolstitch.testing.strategies import awkward_positions, interleavings, splits
 
 __all__ = [
     "GRAMMAR_PATH",
@@ -117,45 +123,6 @@ def with_raw_surrogates(draw: st.DrawFn, text: str) -> str:
     return "".join(out)
 
 
-def awkward_positions(text: str) -> list[int]:
-    """Cut points (0 < i < len) where a fragment boundary is hardest to get right."""
-    found = set()
-    for i in range(1, len(text)):
-        before, here = text[i - 1], text[i]
-        if "\ud800" <= before <= "\udbff":
-            found.add(i)  # between the halves of a raw surrogate pair
-        if before == "\\" or (i >= 2 and text[i - 2] == "\\" and before == "u"):
-            found.add(i)  # right after a backslash or "\u"
-        if i >= 3 and text[i - 3 : i - 1] == "\\u":
-            found.add(i)  # inside the four hex digits
-        if i >= 4 and text[i - 4 : i - 2] == "\\u":
-            found.add(i)
-        if ord(before) > 0x7F or ord(here) > 0x7F:
-            found.add(i)  # next to a multi-byte character
-        if before.isalnum() and here.isalnum():
-            found.add(i)  # inside a number, a literal or a word of a key
-        if before in '{}[]":,.-+eE' or here in '{}[]":,.-+eE':
-            found.add(i)
-    return sorted(found)
-
-
-@st.composite
-def splits(draw: st.DrawFn, text: str) -> list[str]:
-    """``text`` cut into non-empty fragments whose concatenation is ``text``."""
-    if len(text) <= 1:
-        return [text] if text else []
-    cuts: set[int] = set()
-    if draw(st.booleans()):
-        cuts.update(draw(st.sets(st.integers(1, len(text) - 1), max_size=len(text))))
-    awkward = awkward_positions(text)
-    if awkward:
-        cuts.update(draw(st.sets(st.sampled_from(awkward), max_size=len(awkward))))
-    if draw(st.booleans()):
-        cuts.update(range(1, len(text)))  # one character per fragment
-    bounds = [0, *sorted(cuts), len(text)]
-    return [text[a:b] for a, b in itertools.pairwise(bounds)]
-
-
 @st.composite
 def text_and_fragments(draw: st.DrawFn) -> tuple[str, list[str]]:
     """A valid argument text (maybe with raw surrogate pairs) and a split of it."""
@@ -189,17 +156,3 @@ def mutated(draw: st.DrawFn, text: str) -> str:
             new = "" if op == "delete" else draw(st.sampled_from(_MUTATION_CHARS))
             text = text[:at] + new + text[at + 1 :]
     return text
-
-
-@st.composite
-def interleavings(draw: st.DrawFn, streams: list[list[str]]) -> list[tuple[int, str]]:
-    """One merged order of ``(stream number, fragment)``, each stream's order kept."""
-    positions = [0] * len(streams)
-    merged: list[tuple[int, str]] = []
-    while True:
-        live = [k for k, stream in enumerate(streams) if positions[k] < len(stream)]
-        if not live:
-            return merged
-        k = draw(st.sampled_from(live))
-        merged.append((k, streams[k][positions[k]]))
-        positions[k] += 1

@@ -25,7 +25,6 @@ from hypothesis import strategies as st
 
 from chunks import byte_by_byte, split
 from driven import Driven
-from eventstream import bedrock_body, bedrock_event, bedrock_exception, frame
 from fixtures.expected import HERE, binary_fixture_names, load_binary, normalize
 from toolstitch import cli
 from toolstitch.adapters import ADAPTERS, detect
@@ -37,6 +36,7 @@ from toolstitch.adapters.bedrock_converse import (
 )
 from toolstitch.core.assembler import Assembler
 from toolstitch.stitch.stitcher import Stitcher, StitchResult, astitch, stitch
+from toolstitch.testing._eventstream import bedrock_body, bedrock_event, bedrock_exception, frame
 from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallStarted, CallWarning, Event
 from toolstitch.vocab.errors import ProviderError, StreamDecodeError
 from toolstitch.vocab.limits import Limits

@@ -20,7 +20,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunks import byte_by_byte, split
-from eventstream import (
+from toolstitch.decode.eventstream import (
+    DEFAULT_MAX_FRAME_BYTES,
+    DEFAULT_MAX_HEADER_BYTES,
+    EventStreamDecoder,
+    EventStreamFrame,
+    is_prelude,
+)
+from toolstitch.testing._eventstream import (
     BYTE,
     BYTES,
     FALSE,
@@ -33,13 +40,6 @@ from eventstream import (
     UUID,
     frame,
     header,
-)
-from toolstitch.decode.eventstream import (
-    DEFAULT_MAX_FRAME_BYTES,
-    DEFAULT_MAX_HEADER_BYTES,
-    EventStreamDecoder,
-    EventStreamFrame,
-    is_prelude,
 )
 from toolstitch.vocab.errors import StreamDecodeError
 

@@ -11,7 +11,6 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eventstream import bedrock_body
 from test_messages import CONVERSATION, arguments, ids, ok_content, texts
 from toolstitch.messages import (
     AssistantMessage,
@@ -25,6 +24,7 @@ from toolstitch.messages import (
     to_bedrock,
 )
 from toolstitch.stitch.stitcher import Stitcher
+from toolstitch.testing._eventstream import bedrock_body
 from toolstitch.vocab.stream_events import ReasoningBlock
 
 reasoning = st.builds(Reasoning, text=texts, signature=texts) | st.builds(

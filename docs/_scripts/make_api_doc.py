@@ -39,6 +39,7 @@ PUBLIC_MODULES: Final = (
     "toolstitch.messages",
     "toolstitch.runner",
     "toolstitch.testing",
+    "toolstitch.testing.strategies",
 )
 
 HEADER = """# API reference

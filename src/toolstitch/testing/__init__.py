@@ -1,4 +1,4 @@
-"""Offline testing: a small OpenAI-, Anthropic- and Gemini-compatible server that plays scripts.
+"""Offline testing: a scripted OpenAI-, Anthropic- and Gemini-compatible server; generated streams.
 
 ``ScriptedServer`` listens on 127.0.0.1 (an ephemeral port) and answers
 ``POST /v1/chat/completions``, ``POST /v1/messages``, ``POST /v1/responses`` and
@@ -13,6 +13,10 @@ set, so that a test can show what happens *before* the stream ends by ordering, 
     async with ScriptedServer([script.reply()]) as server:
         client = openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="test")
         ...
+
+``toolstitch.testing.strategies`` (not imported here: it needs hypothesis, ``pip install
+'toolstitch[testing]'``) generates the streams that break agents, for every provider, each
+with the outcome toolstitch reports; ``GeneratedStream.reply()`` plays one here.
 """
 
 from __future__ import annotations

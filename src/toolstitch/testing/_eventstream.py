@@ -1,8 +1,11 @@
-"""A small AWS event-stream frame *encoder*, for tests and fixtures (toolstitch only decodes).
+"""AWS event-stream frames *written* (toolstitch itself only decodes them): the one encoder of
+the package, used by the generated Bedrock streams and by the test suite's fixtures.
 
 ``frame`` builds one frame with both CRCs; ``header`` one header of any value type;
-``bedrock_event`` / ``bedrock_exception`` the frames Bedrock ConverseStream sends. A frame can
-be given raw header bytes, so that tests can build well-framed frames with bad headers.
+``bedrock_event`` / ``bedrock_exception`` the frames Bedrock ConverseStream sends, and
+``bedrock_body`` the wire body of boto3-style event dicts. A frame can be given raw header
+bytes, so that tests can build well-framed frames with bad headers. The layout is the one
+``toolstitch.decode.eventstream`` reads (its docstring has the table).
 """
 
 from __future__ import annotations
@@ -12,12 +15,32 @@ import struct
 import uuid
 import zlib
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
+
+__all__ = [
+    "BYTE",
+    "BYTES",
+    "FALSE",
+    "INT",
+    "LONG",
+    "SHORT",
+    "STRING",
+    "TIMESTAMP",
+    "TRUE",
+    "UUID",
+    "bedrock_body",
+    "bedrock_event",
+    "bedrock_exception",
+    "bedrock_frames",
+    "frame",
+    "header",
+    "headers",
+]
 
 #: Header value types of the format.
 TRUE, FALSE, BYTE, SHORT, INT, LONG, BYTES, STRING, TIMESTAMP, UUID = range(10)
 
-_FIXED = {BYTE: ">b", SHORT: ">h", INT: ">i", LONG: ">q", TIMESTAMP: ">q"}
+_FIXED: Final = {BYTE: ">b", SHORT: ">h", INT: ">i", LONG: ">q", TIMESTAMP: ">q"}
 
 
 def header(name: str, kind: int, value: object = None) -> bytes:
@@ -55,7 +78,7 @@ def frame(
     return body + struct.pack(">I", zlib.crc32(body))
 
 
-def compact(obj: object) -> bytes:
+def _compact(obj: object) -> bytes:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
 
 
@@ -70,7 +93,7 @@ def bedrock_event(event_type: str, payload: Mapping[str, Any], *, pad: bool = Tr
             ":content-type": "application/json",
             ":message-type": "event",
         },
-        compact(body),
+        _compact(body),
     )
 
 
@@ -82,12 +105,12 @@ def bedrock_exception(exception_type: str, payload: Mapping[str, Any]) -> bytes:
             ":content-type": "application/json",
             ":message-type": "exception",
         },
-        compact(payload),
+        _compact(payload),
     )
 
 
-def bedrock_body(events: Iterable[Mapping[str, Any]]) -> bytes:
-    """The wire body of SDK-style event dicts ``{"<eventType>": payload}`` (exceptions, named
+def bedrock_frames(events: Iterable[Mapping[str, Any]]) -> list[bytes]:
+    """One frame per boto3-style event dict ``{"<eventType>": payload}`` (exceptions, named
     ``...Exception``, become exception frames)."""
     out = []
     for event in events:
@@ -96,4 +119,9 @@ def bedrock_body(events: Iterable[Mapping[str, Any]]) -> bytes:
             out.append(bedrock_exception(name, payload))
         else:
             out.append(bedrock_event(name, payload))
-    return b"".join(out)
+    return out
+
+
+def bedrock_body(events: Iterable[Mapping[str, Any]]) -> bytes:
+    """The wire body of boto3-style event dicts (``bedrock_frames`` joined)."""
+    return b"".join(bedrock_frames(events))
