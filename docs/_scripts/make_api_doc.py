@@ -56,6 +56,17 @@ def _signature(obj: object) -> str:
         return ""
 
 
+def _members(cls: type) -> dict[str, object]:
+    """A class's own members, and those of the private body it shares with a twin class
+    (``_AssemblerBody``: the pure-Python and the native ``Assembler`` have the same methods,
+    whichever path is active), so the page does not depend on the path."""
+    members: dict[str, object] = {}
+    for base in reversed(cls.__mro__):
+        if base is cls or base.__name__.endswith("Body"):
+            members.update(vars(base))
+    return members
+
+
 def _section(name: str, obj: object) -> list[str]:
     out: list[str] = []
     if isinstance(obj, type) and issubclass(obj, enum.Enum):
@@ -75,7 +86,7 @@ def _section(name: str, obj: object) -> list[str]:
             fields = ", ".join(f"`{f.name}`" for f in dataclasses.fields(obj))
             if fields:
                 out.append(f"Fields: {fields}.\n")
-        for attr, member in sorted(vars(obj).items()):
+        for attr, member in sorted(_members(obj).items()):
             if attr.startswith("_"):
                 continue
             if isinstance(member, property):

@@ -25,9 +25,9 @@ from __future__ import annotations
 import bisect
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from toolstitch.core.deltas import Delta, delta_fields
+from toolstitch.core.deltas import NOT_DELTAS, Delta, checked_fields, delta_fields
 from toolstitch.core.ids import GENERATED_ID_PREFIX, IdFactory, check_id_factory, generated_id
 from toolstitch.core.machine import (
     EMPTY,
@@ -77,7 +77,8 @@ from toolstitch.vocab.errors import (
     UnexpectedDelta,
 )
 from toolstitch.vocab.limits import Limits
-from toolstitch.vocab.text import ChunkedText
+from toolstitch.vocab.native import extension
+from toolstitch.vocab.text import JOIN_EVERY, ChunkedText, TextSnapshot
 
 __all__ = ["GENERATED_ID_PREFIX", "Assembler"]
 
@@ -113,28 +114,33 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-class _Call:
-    """Everything known about one call index: the core's record of it (a ``CallRecord``).
-    Private and mutable; snapshots and the ``CallRecord`` view are what others see."""
+#: The members of a call that the hot path reads: on the native path, ``CallBase``'s (in C).
+_HOT_CALL_FIELDS = ("buffer", "checks", "closed", "index", "state", "tokenizer")
+_CALL_FIELDS = (
+    "error",
+    "id",
+    "name",
+    "position",
+    "ready_length",
+    "result",
+    "schema_warnings",
+    "trailing_offset",
+    "trailing_warned",
+    "type",
+)
 
-    __slots__ = (
-        "buffer",
-        "checks",
-        "closed",
-        "error",
-        "id",
-        "index",
-        "name",
-        "position",
-        "ready_length",
-        "result",
-        "schema_warnings",
-        "state",
-        "tokenizer",
-        "trailing_offset",
-        "trailing_warned",
-        "type",
-    )
+
+class _CallBody:
+    """Everything known about one call index: the core's record of it (a ``CallRecord``).
+    Private and mutable; snapshots and the ``CallRecord`` view are what others see.
+
+    The body shared by the two paths: ``_PythonCall`` keeps every field in its slots, the
+    native ``_Call`` keeps the hot ones in its C base (``_native.CallBase``)."""
+
+    if not TYPE_CHECKING:  # the subclasses hold the fields (mypy checks them as declared here)
+        __slots__ = ()
+    #: The arguments text's type: ``ChunkedText``, or ``_native.TextBuffer`` (the same, in C).
+    _text: ClassVar[type[ChunkedText]]
 
     def __init__(self, index: int, tokenizer: ArgumentsTokenizer, position: int = 0) -> None:
         self.index = index
@@ -143,7 +149,7 @@ class _Call:
         self.type: str | None = None
         self.name = ""
         # The arguments text: appends in O(1), snapshots in O(1); cleared when discarded.
-        self.buffer = ChunkedText()
+        self.buffer = self._text()
         self.state = _AWAITING_ID
         self.error: ToolCallError | None = None
         self.tokenizer = tokenizer
@@ -189,7 +195,31 @@ class _Call:
         )
 
 
-class Assembler:
+class _PythonCall(_CallBody):
+    """A call record of the pure-Python path."""
+
+    __slots__ = _HOT_CALL_FIELDS + _CALL_FIELDS
+    _text = ChunkedText
+
+
+#: The members of the assembler that the hot path reads: on the native path,
+#: ``AssemblerBase``'s (in C).
+_HOT_ASSEMBLER_FIELDS = ("_calls", "_last", "_max_argument_chars")
+_ASSEMBLER_FIELDS = (
+    "_by_id",
+    "_discarded_overflow",
+    "_empty_arguments",
+    "_empty_parsed",
+    "_id_factory",
+    "_json_listener",
+    "_limits",
+    "_notes",
+    "_open",
+    "_tools",
+)
+
+
+class _AssemblerBody:
     """Assembles streamed tool-call deltas into complete, validated tool calls.
 
     Feed it every tool-call delta of one model response, in order, with ``feed``; call
@@ -218,21 +248,12 @@ class Assembler:
     ``UsageError`` from the ``feed``/``finish`` that needed the id (see docs/concepts.md).
     """
 
-    __slots__ = (
-        "_by_id",
-        "_calls",
-        "_discarded_overflow",
-        "_empty_arguments",
-        "_empty_parsed",
-        "_id_factory",
-        "_json_listener",
-        "_last",
-        "_limits",
-        "_max_argument_chars",
-        "_notes",
-        "_open",
-        "_tools",
-    )
+    # The body shared by the two paths (``_PythonAssembler``, the native ``Assembler``), which
+    # hold the fields (mypy checks them as declared here).
+    if not TYPE_CHECKING:
+        __slots__ = ()
+    #: The type of the call records it makes.
+    _call_class: ClassVar[type[_CallBody]]
 
     def __init__(
         self,
@@ -547,7 +568,7 @@ class Assembler:
             return None
         limits = self._limits
         listener = self._json_listener
-        call = _Call(
+        call = self._call_class(
             index,
             ArgumentsTokenizer(
                 max_depth=limits.max_depth,
@@ -966,3 +987,62 @@ def _bind_listener(
 def _open_brackets(depth: int) -> str:
     """``depth`` containers left open by an unclosed (valid) prefix, for messages."""
     return f"{depth} container{'s' if depth != 1 else ''}"
+
+
+class _PythonAssembler(_AssemblerBody):
+    """The pure-Python assembler: the reference, and the fallback of the native one."""
+
+    __slots__ = _HOT_ASSEMBLER_FIELDS + _ASSEMBLER_FIELDS
+    _call_class = _PythonCall
+
+
+def _native_classes(native: Any) -> tuple[type[_CallBody], type[_AssemblerBody]]:
+    """The call record and the assembler of the native path: the C bases of ``native``
+    (docs/native.md, "The fast feed") under the same Python bodies. Their ``feed`` and
+    ``feed_arguments`` are C; what C does not take goes to the Python methods."""
+    native.configure_fast_path(
+        join_every=JOIN_EVERY,
+        text_snapshot=TextSnapshot,
+        empty_text=ChunkedText().snapshot(),
+        accumulating=_ACCUMULATING_ARGS,
+        arguments_delta=ArgumentsDelta,
+        index_slot=vars(ArgumentsDelta)["index"],
+        fragment_slot=vars(ArgumentsDelta)["fragment"],
+        delta_type=Delta,
+        mapping=Mapping,
+        not_deltas=NOT_DELTAS,
+        checked_fields=checked_fields,
+        python_feed=_AssemblerBody.feed,
+        python_feed_arguments=_AssemblerBody.feed_arguments,
+    )
+
+    class _NativeCall(native.CallBase, _CallBody):  # type: ignore[misc]
+        __slots__ = _CALL_FIELDS
+        _text = native.TextBuffer
+
+    class _NativeAssembler(native.AssemblerBase, _AssemblerBody):  # type: ignore[misc]
+        __slots__ = _ASSEMBLER_FIELDS
+        _call_class = _NativeCall
+
+    return _NativeCall, _NativeAssembler
+
+
+def _publish(cls: type, name: str, body: type) -> None:
+    """Give the active class of a pair the public name and the body's docstring."""
+    cls.__name__ = cls.__qualname__ = name
+    cls.__doc__ = body.__doc__
+
+
+_NativeCall: type[_CallBody] | None = None
+_NativeAssembler: type[_AssemblerBody] | None = None
+if extension is not None:
+    _NativeCall, _NativeAssembler = _native_classes(extension)
+
+if TYPE_CHECKING:
+    _Call = _CallBody
+    Assembler = _PythonAssembler
+else:
+    _Call = _PythonCall if _NativeCall is None else _NativeCall
+    Assembler = _PythonAssembler if _NativeAssembler is None else _NativeAssembler
+    _publish(_Call, "_Call", _CallBody)
+    _publish(Assembler, "Assembler", _AssemblerBody)
