@@ -233,3 +233,44 @@ def test_feed_takes_its_parameter_by_name() -> None:
         asm.feed()  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         asm.feed_arguments(0, "{", "x")  # type: ignore[call-arg]
+
+
+# -- the C text buffer -----------------------------------------------------------------------
+
+TextOp = tuple[str, str]
+
+
+@settings(FAST, max_examples=25)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("append"), st.text(min_size=1, max_size=3)),
+            st.tuples(st.sampled_from(["text", "snapshot", "clear"]), st.just("")),
+        ).filter(lambda op: op[0] != "clear" or op[1] == ""),
+        max_size=40,
+    ),
+    st.integers(0, 600),
+)
+def test_the_text_buffer_behaves_as_chunked_text(ops: list[TextOp], bulk: int) -> None:
+    """Past ``JOIN_EVERY`` fragments too (``bulk`` appends first), snapshots kept unchanged."""
+    from toolstitch.vocab.native import extension
+    from toolstitch.vocab.text import ChunkedText
+
+    assert extension is not None
+    native, python = extension.TextBuffer(), ChunkedText()
+    kept: list[tuple[Any, Any]] = []
+    for op, fragment in [("append", "ab")] * bulk + ops:
+        if op == "append":
+            native.append(fragment)
+            python.append_to_length(fragment, python.length + len(fragment))
+        elif op == "text":
+            assert native.text() == python.text()
+        elif op == "snapshot":
+            kept.append((native.snapshot(), python.snapshot()))
+        else:
+            native.clear()
+            python.clear()
+        assert (native.length, len(native)) == (python.length, len(python))
+    assert native.snapshot() == python.snapshot()
+    assert native.text() == python.text()
+    assert all(ours == theirs for ours, theirs in kept)
