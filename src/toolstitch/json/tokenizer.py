@@ -345,7 +345,8 @@ class ArgumentsTokenizer:
                 stop = opened = quote + 1
                 break
             plain_start = end
-        closed = self._send_text(head, fragment[send_from:stop])
+        # (``begin - send_from`` is 1 when ``sent`` starts with a held string's closing quote.)
+        closed = self._send_text(head, fragment[send_from:stop], begin - send_from)
         last = fragment[-1]
         if opened >= 0:
             kind: str | None = self._judge_string(fragment, plain_start, opened)
@@ -435,15 +436,18 @@ class ArgumentsTokenizer:
         self._part = fragment[: end - 1]
         return head, end, end
 
-    def _send_text(self, head: str, sent: str) -> bool:
-        """Send yajl a held string's ``head`` and then ``sent``; True if the object closed."""
+    def _send_text(self, head: str, sent: str, plain: int = 0) -> bool:
+        """Send yajl a held string's ``head`` and then ``sent``; True if the object closed.
+
+        ``sent`` is outside strings from ``plain`` on (1: it starts with the closing quote of
+        a string whose body was held back)."""
         if "\x0b" in sent or "\x0c" in sent:
             # yajl takes vertical tab and form feed for whitespace; JSON does not.
             raise InvalidFragment
         if len(sent) + len(self._stack) > self._max_depth:
             # yajl would build an event per bracket before the depth could be checked: with
             # 100,000 brackets in one fragment, megabytes. Count them first.
-            self._check_depth(sent)
+            self._check_depth(sent, plain)
         try:
             if head:
                 # A held string's body goes in a send of its own: joining it to the rest of
@@ -648,14 +652,17 @@ class ArgumentsTokenizer:
             events.clear()
         return closed
 
-    def _check_depth(self, text: str) -> None:
-        """Raise ``DepthExceeded`` if ``text`` (complete strings only, but perhaps a last
-        opening quote) nests deeper than ``max_depth`` from the current depth."""
+    def _check_depth(self, text: str, plain: int = 0) -> None:
+        """Raise ``DepthExceeded`` if ``text`` (complete strings only from ``plain`` on, but
+        perhaps a last opening quote) nests deeper than ``max_depth`` from the current depth.
+
+        A closing quote before ``plain`` is skipped: read as an opening one it would turn
+        the strings after it inside out and count brackets inside them."""
         if text.count("[") + text.count("{") + len(self._stack) <= self._max_depth:
             return
         depth = len(self._stack)
         limit = self._max_depth
-        for match in STRING_OR_BRACKET.finditer(text):
+        for match in STRING_OR_BRACKET.finditer(text, plain):
             token = match.group()
             if token == "[" or token == "{":
                 depth += 1
@@ -688,3 +695,4 @@ class ArgumentsTokenizer:
             self._digit_run = end - begin - len(kept) + (run if not kept else 0)
         else:
             self._digit_run = 0
+
