@@ -43,13 +43,14 @@ from toolstitch.core.record import CallRecord
 from toolstitch.json.diagnose import diagnose
 from toolstitch.json.lexicon import WHITESPACE, join_surrogates, locate, snippet
 from toolstitch.json.tokenizer import (
-    ArgumentsTokenizer,
     DepthExceeded,
     DigitsExceeded,
     InvalidFragment,
     JSONEventBatch,
     JSONEventListener,
     NumberOutOfRange,
+    Tokenizer,
+    make_tokenizer,
 )
 from toolstitch.schema.checks import MAX_WARNINGS, CallChecks, ToolChecks
 from toolstitch.vocab.call_events import (
@@ -77,6 +78,7 @@ from toolstitch.vocab.errors import (
     UnexpectedDelta,
 )
 from toolstitch.vocab.limits import Limits
+from toolstitch.vocab.native import NATIVE
 from toolstitch.vocab.text import ChunkedText
 
 __all__ = ["GENERATED_ID_PREFIX", "Assembler"]
@@ -136,14 +138,16 @@ class _Call:
         "type",
     )
 
-    def __init__(self, index: int, tokenizer: ArgumentsTokenizer, position: int = 0) -> None:
+    def __init__(
+        self, index: int, tokenizer: Tokenizer, position: int = 0, buffer: ChunkedText | None = None
+    ) -> None:
         self.index = index
         self.position = position  # 0-based order among the calls of the stream
         self.id: str | None = None
         self.type: str | None = None
         self.name = ""
         # The arguments text: appends in O(1), snapshots in O(1); cleared when discarded.
-        self.buffer = ChunkedText()
+        self.buffer = ChunkedText() if buffer is None else buffer
         self.state = _AWAITING_ID
         self.error: ToolCallError | None = None
         self.tokenizer = tokenizer
@@ -547,14 +551,18 @@ class Assembler:
             return None
         limits = self._limits
         listener = self._json_listener
+        buffer = ChunkedText()
         call = _Call(
             index,
-            ArgumentsTokenizer(
+            make_tokenizer(
                 max_depth=limits.max_depth,
                 max_number_digits=limits.max_number_digits,
                 listener=None if listener is None else _bind_listener(listener, index),
+                text=buffer.text,
+                native=NATIVE,
             ),
             len(self._calls),
+            buffer,
         )
         self._calls[index] = call
         self._open += 1

@@ -29,10 +29,11 @@ Errors are located exactly by ``json.diagnose`` on the error path only; this mod
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Final
+from typing import Any, Final, Protocol, cast
 
 import ijson
 
@@ -54,6 +55,7 @@ from toolstitch.json.lexicon import (
     skim,
     utf8,
 )
+from toolstitch.vocab.native import extension
 from toolstitch.vocab.text import JOIN_EVERY
 
 __all__ = [
@@ -65,6 +67,8 @@ __all__ = [
     "JSONEventBatch",
     "JSONEventListener",
     "NumberOutOfRange",
+    "Tokenizer",
+    "make_tokenizer",
 ]
 
 #: The ijson backend in use. ``yajl2_c`` is expected; where ijson could not build its C
@@ -696,3 +700,56 @@ class ArgumentsTokenizer:
         else:
             self._digit_run = 0
 
+
+# -- the factory: the native scanner or the Python tokenizer -----------------------------------
+
+
+class Tokenizer(Protocol):
+    """What the core uses of a tokenizer: ``ArgumentsTokenizer`` or the native ``Scanner``."""
+
+    @property
+    def fed(self) -> int: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def started(self) -> bool: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def exact_close(self) -> bool: ...
+    def feed(self, fragment: str) -> bool: ...
+    def close_offset(self, fragment: str) -> int: ...
+    def set_listener(self, listener: JSONEventListener | None) -> None: ...
+    def close(self) -> None: ...
+
+
+def make_tokenizer(
+    *,
+    max_depth: int,
+    max_number_digits: int,
+    listener: JSONEventListener | None = None,
+    text: Callable[[], str] | None = None,
+    native: bool = True,
+) -> Tokenizer:
+    """A tokenizer for one call's arguments: the C extension's ``Scanner`` when ``native`` is
+    true, the extension is loaded, ``text`` is given (it returns the call's whole text fed so
+    far, the fragment being fed included), nobody listens and ijson's own ``yajl2_c`` backend
+    is in use; else an ``ArgumentsTokenizer``. Both decide every fragment alike: the scanner
+    hands anything uncommon over to an ``ArgumentsTokenizer`` (docs/native.md)."""
+    if (
+        native
+        and extension is not None
+        and text is not None
+        and listener is None
+        and default_backend is None
+        and BACKEND == "yajl2_c"
+    ):
+        cap = digit_cap(max_number_digits)
+        fallback = functools.partial(ArgumentsTokenizer, max_depth=max_depth, max_number_digits=cap)
+        scanner = extension.Scanner(
+            max_depth=max_depth, max_number_digits=cap, fallback=fallback, text=text
+        )
+        return cast(Tokenizer, scanner)
+    return ArgumentsTokenizer(
+        max_depth=max_depth, max_number_digits=max_number_digits, listener=listener
+    )
