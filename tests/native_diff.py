@@ -37,8 +37,13 @@ def state(tokenizer: Tokenizer, lookahead: str) -> tuple[object, ...]:
     )
 
 
-def compare(fragments: Sequence[str], *, max_depth: int = 256, max_digits: int = 4000) -> Any:
-    """Feed both tokenizers ``fragments`` and assert they agree after each (see module doc)."""
+def compare(
+    fragments: Sequence[str], *, max_depth: int = 256, max_digits: int = 4000, thorough: bool = True
+) -> Any:
+    """Feed both tokenizers ``fragments`` and assert they agree after each (see module doc).
+
+    ``thorough=False`` (the fuzzer, for speed) skips the close offset of the fragment just fed
+    (that of the next one is always compared)."""
     parts: list[str] = []
 
     def text() -> str:
@@ -57,7 +62,8 @@ def compare(fragments: Sequence[str], *, max_depth: int = 256, max_digits: int =
             break
         following = fragments[position + 1] if position + 1 < len(fragments) else "}"
         assert state(scanner, following) == state(reference, following), (position, fragments)
-        assert state(scanner, fragment) == state(reference, fragment), (position, fragments)
+        if thorough:
+            assert state(scanner, fragment) == state(reference, fragment), (position, fragments)
         if expected[1]:
             break
     reference.close()
