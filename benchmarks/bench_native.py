@@ -159,8 +159,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{label}: {memory_per_open_call(cls):,.0f} B per open call")
         return 0
     rounds = 3 if args.quick else 9
-    print(f"toolstitch {toolstitch.__version__}, {REASON}; Python "
-          f"{sys.version.split()[0]}; medians of {rounds} interleaved rounds\n")
+    print(
+        f"toolstitch {toolstitch.__version__}, {REASON}; Python "
+        f"{sys.version.split()[0]}; medians of {rounds} interleaved rounds\n"
+    )
     print("| shape | workload | floor µs | native µs | pure µs | native/floor | pure/floor |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for shape in SHAPES:

@@ -43,13 +43,14 @@ from toolstitch.core.record import CallRecord
 from toolstitch.json.diagnose import diagnose
 from toolstitch.json.lexicon import WHITESPACE, join_surrogates, locate, snippet
 from toolstitch.json.tokenizer import (
-    ArgumentsTokenizer,
     DepthExceeded,
     DigitsExceeded,
     InvalidFragment,
     JSONEventBatch,
     JSONEventListener,
     NumberOutOfRange,
+    Tokenizer,
+    make_tokenizer,
 )
 from toolstitch.schema.checks import MAX_WARNINGS, CallChecks, ToolChecks
 from toolstitch.vocab.call_events import (
@@ -142,14 +143,16 @@ class _CallBody:
     #: The arguments text's type: ``ChunkedText``, or ``_native.TextBuffer`` (the same, in C).
     _text: ClassVar[type[ChunkedText]]
 
-    def __init__(self, index: int, tokenizer: ArgumentsTokenizer, position: int = 0) -> None:
+    def __init__(
+        self, index: int, tokenizer: Tokenizer, position: int = 0, buffer: ChunkedText | None = None
+    ) -> None:
         self.index = index
         self.position = position  # 0-based order among the calls of the stream
         self.id: str | None = None
         self.type: str | None = None
         self.name = ""
         # The arguments text: appends in O(1), snapshots in O(1); cleared when discarded.
-        self.buffer = self._text()
+        self.buffer = self._text() if buffer is None else buffer
         self.state = _AWAITING_ID
         self.error: ToolCallError | None = None
         self.tokenizer = tokenizer
@@ -254,6 +257,8 @@ class _AssemblerBody:
         __slots__ = ()
     #: The type of the call records it makes.
     _call_class: ClassVar[type[_CallBody]]
+    #: Whether its calls' tokenizers may be the native ``Scanner`` (``make_tokenizer``).
+    _scan_natively: ClassVar[bool]
 
     def __init__(
         self,
@@ -568,14 +573,18 @@ class _AssemblerBody:
             return None
         limits = self._limits
         listener = self._json_listener
+        buffer = self._call_class._text()
         call = self._call_class(
             index,
-            ArgumentsTokenizer(
+            make_tokenizer(
                 max_depth=limits.max_depth,
                 max_number_digits=limits.max_number_digits,
                 listener=None if listener is None else _bind_listener(listener, index),
+                text=buffer.text,
+                native=self._scan_natively,
             ),
             len(self._calls),
+            buffer,
         )
         self._calls[index] = call
         self._open += 1
@@ -994,6 +1003,7 @@ class _PythonAssembler(_AssemblerBody):
 
     __slots__ = _HOT_ASSEMBLER_FIELDS + _ASSEMBLER_FIELDS
     _call_class = _PythonCall
+    _scan_natively = False
 
 
 def _native_classes(native: Any) -> tuple[type[_CallBody], type[_AssemblerBody]]:
@@ -1023,6 +1033,7 @@ def _native_classes(native: Any) -> tuple[type[_CallBody], type[_AssemblerBody]]
     class _NativeAssembler(native.AssemblerBase, _AssemblerBody):  # type: ignore[misc]
         __slots__ = _ASSEMBLER_FIELDS
         _call_class = _NativeCall
+        _scan_natively = True
 
     return _NativeCall, _NativeAssembler
 
