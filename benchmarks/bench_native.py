@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
+import pickle
 import statistics
 import sys
 import time
@@ -35,8 +37,8 @@ from workloads import Workload, anthropic_events, by_name
 import toolstitch
 from toolstitch import CallReady, Stitcher
 from toolstitch.core import assembler as core
-from toolstitch.vocab.native import REASON
 from toolstitch.stitch import stitcher as stitch_module
+from toolstitch.vocab.native import REASON
 
 PythonAssembler: Any = vars(core)["_PythonAssembler"]
 WORKLOADS = ("small", "medium", "parallel8", "write_file_64k")
@@ -45,12 +47,13 @@ WORKLOADS = ("small", "medium", "parallel8", "write_file_64k")
 @contextmanager
 def pure_python() -> Iterator[None]:
     """Within: a new ``Stitcher`` builds the pure-Python assembler."""
-    saved = stitch_module.Assembler
-    stitch_module.Assembler = PythonAssembler
+    names = vars(stitch_module)
+    saved = names["Assembler"]
+    names["Assembler"] = PythonAssembler
     try:
         yield
     finally:
-        stitch_module.Assembler = saved
+        names["Assembler"] = saved
 
 
 def python_assembler(deltas: list[dict[str, Any]]) -> dict[int, Any]:
@@ -93,6 +96,20 @@ SHAPES: dict[str, dict[str, Approach]] = {
 
 def inputs(workload: Workload, shape: str) -> list[dict[str, Any]]:
     return workload.deltas if shape == "openai" else anthropic_events(workload)
+
+
+def cached_inputs(workload: str, shape: str, path: str | None) -> list[dict[str, Any]]:
+    """The input of ``--only``, kept in ``path`` so that a run under callgrind spends its
+    start on imports, not on making the workload."""
+    if path is not None and os.path.exists(path):
+        with open(path, "rb") as file:
+            data: list[dict[str, Any]] = pickle.load(file)  # our own file
+        return data
+    data = inputs(by_name(workload), shape)
+    if path is not None:
+        with open(path, "wb") as file:
+            pickle.dump(data, file)
+    return data
 
 
 def _time(fn: Approach, data: list[dict[str, Any]], loops: int) -> float:
@@ -147,10 +164,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="run one approach alone: SHAPE:APPROACH")
     parser.add_argument("--workload", default="medium")
     parser.add_argument("--loops", type=int, default=200)
+    parser.add_argument("--data", help="with --only: a pickle of the input, made if missing")
     args = parser.parse_args(argv)
     if args.only:
         shape, name = args.only.split(":")
-        data = inputs(by_name(args.workload), shape)
+        data = cached_inputs(args.workload, shape, args.data)
         for _ in range(args.loops):
             SHAPES[shape][name](data)
         return 0
