@@ -115,6 +115,17 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+# ``json.loads(text, parse_constant=...)`` builds a decoder per call; one serves them all.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text, parse_constant=_reject_constant)``, without a decoder per call."""
+    if text.startswith("\ufeff"):  # json.loads refuses a BOM before it decodes
+        return json.loads(text, parse_constant=_reject_constant)
+    return _DECODER.decode(text)
+
+
 #: The members of a call that the hot path reads: on the native path, ``CallBase``'s (in C).
 _HOT_CALL_FIELDS = ("buffer", "checks", "closed", "index", "state", "tokenizer")
 _CALL_FIELDS = (
@@ -280,7 +291,7 @@ class _AssemblerBody:
         if not isinstance(empty_arguments, str):
             raise TypeError("empty_arguments must be a str holding a JSON object")
         try:
-            parsed = json.loads(empty_arguments, parse_constant=_reject_constant)
+            parsed = {} if empty_arguments == "{}" else _loads(empty_arguments)
         except ValueError:
             parsed = None
         if not isinstance(parsed, dict):
@@ -734,7 +745,7 @@ class _AssemblerBody:
             # The halves of a pair may have come as separate code points: load them joined.
             source = join_surrogates(arguments)
             try:
-                parsed = json.loads(source, parse_constant=_reject_constant)
+                parsed = _loads(source)
             except (ValueError, RecursionError) as exc:
                 # The tokenizer accepted what json.loads refuses: never report it ready.
                 self._unloadable(call, exc, events)
