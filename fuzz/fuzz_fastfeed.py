@@ -19,6 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 import fuzz_native  # noqa: F401  (first: loads the build named by TOOLSTITCH_NATIVE_SO)
+
+# isort: split
 import atheris
 import fuzz_assembler as base
 from _harness import decode
