@@ -33,16 +33,20 @@ if native.extension is None:
 Scanner: Any = native.extension.Scanner
 
 WS = st.sampled_from(["", "", " ", "\n", "\t ", "\r\n"])
+# Whitespace, sometimes what is not JSON whitespace (or a control character) in its place.
+FAKE_WS = st.sampled_from(["", " ", "\n", "\x0b", "\x0c", " \x0b", "\x00", "\x85", "\xa0"])
 NUMBERS = ["0", "-0", "7", "-12", "10.5", "0.25e-3", "1E+9", "6.02e23", "123456", "-0.0"]
 # Characters a mutation inserts or replaces with: structure, tokens, and what must fail.
-NOISE = '"\\{}[]:,0123456789.eE+-tfnul \t\n\r\x0b\x0c\x00\x1f\x7f\ud800\udc00\ud83d\ude00é€'
+NOISE = st.one_of(
+    st.sampled_from('"\\{}[]:,0.eE+-tn \x0b\x0c\x00\x1f'),  # structure, tokens, fake whitespace
+    st.sampled_from("123456789fulsa\t\n\r\x7f\ud800\udc00\ud83d\ude00é€"),
+)
 
 
-def _string_char(draw: st.DrawFn, ch: str) -> str:
+def _string_char(ch: str, form: int) -> str:
     """One character written raw, escaped, or (astral) as raw or escaped surrogate halves."""
     if ch in '"\\' or ch < " ":
         return "\\" + {'"': '"', "\\": "\\", "\n": "n", "\t": "t"}.get(ch, f"u{ord(ch):04x}")
-    form = draw(st.integers(0, 3))
     if form == 0 or (ord(ch) < 0x80 and form < 3):
         return ch
     if ord(ch) < 0x10000:
@@ -55,12 +59,13 @@ def _string_char(draw: st.DrawFn, ch: str) -> str:
 @st.composite
 def json_string(draw: st.DrawFn) -> str:
     text = draw(st.text(st.characters(exclude_categories=["Cs"]), max_size=6))
-    escapes = draw(st.lists(st.sampled_from(['\\"', "\\/", "\\b", "\\f", "\\r"]), max_size=2))
-    return '"' + "".join(_string_char(draw, ch) for ch in text) + "".join(escapes) + '"'
+    form = draw(st.integers(0, 3))  # one form per string keeps generation cheap
+    escape = draw(st.sampled_from(["", "", '\\"', "\\/", "\\b", "\\f", "\\r"]))
+    return '"' + "".join(_string_char(ch, form) for ch in text) + escape + '"'
 
 
 @st.composite
-def json_value(draw: st.DrawFn, depth: int = 0) -> str:
+def json_value(draw: st.DrawFn, depth: int = 0, ws: st.SearchStrategy[str] = WS) -> str:
     kind = draw(st.integers(0, 5 if depth < 4 else 3))
     if kind == 0:
         return draw(st.sampled_from([*NUMBERS, "true", "false", "null"]))
@@ -69,25 +74,25 @@ def json_value(draw: st.DrawFn, depth: int = 0) -> str:
     if kind in (2, 3):
         return draw(json_string())
     if kind == 4:
-        items = draw(st.lists(json_value(depth + 1), max_size=3))
-        return "[" + ",".join(draw(WS) + item + draw(WS) for item in items) + "]"
-    return draw(json_object(depth + 1))
+        items = draw(st.lists(json_value(depth + 1, ws), max_size=3))
+        return "[" + ",".join(draw(ws) + item + draw(ws) for item in items) + "]"
+    return draw(json_object(depth + 1, ws))
 
 
 @st.composite
-def json_object(draw: st.DrawFn, depth: int = 0) -> str:
-    members = draw(st.lists(st.tuples(json_string(), json_value(depth)), max_size=3))
-    body = ",".join(f"{draw(WS)}{key}{draw(WS)}:{draw(WS)}{value}" for key, value in members)
-    return "{" + body + draw(WS) + "}"
+def json_object(draw: st.DrawFn, depth: int = 0, ws: st.SearchStrategy[str] = WS) -> str:
+    members = draw(st.lists(st.tuples(json_string(), json_value(depth, ws)), max_size=3))
+    body = ",".join(f"{draw(ws)}{key}{draw(ws)}:{draw(ws)}{value}" for key, value in members)
+    return "{" + body + draw(ws) + "}"
 
 
 @st.composite
 def mutated(draw: st.DrawFn) -> str:
     text = draw(json_object())
-    for _ in range(draw(st.integers(0, 2))):
+    for _ in range(draw(st.integers(1, 3))):
         where = draw(st.integers(0, len(text)))
         action = draw(st.sampled_from(["insert", "delete", "replace", "truncate", "trail"]))
-        noise = draw(st.sampled_from(NOISE))
+        noise = draw(NOISE)
         if action == "insert":
             text = text[:where] + noise + text[where:]
         elif action == "delete":
@@ -110,7 +115,7 @@ def split(draw: st.DrawFn, text: str) -> list[str]:
 
 @st.composite
 def case(draw: st.DrawFn) -> tuple[list[str], int, int]:
-    text = draw(st.one_of(json_object(), mutated(), _limits_text()))
+    text = draw(st.one_of(json_object(), mutated(), json_object(ws=FAKE_WS), _limits_text()))
     return draw(split(text)), draw(st.sampled_from([1, 2, 3, 5, 256])), draw(st.integers(1, 12))
 
 
@@ -123,14 +128,14 @@ def _limits_text(draw: st.DrawFn) -> str:
     return '{"a":' + "[" * depth + number + "]" * depth + "}"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(case())
 def test_the_scanner_decides_as_the_python_tokenizer(drawn: tuple[list[str], int, int]) -> None:
     fragments, max_depth, max_digits = drawn
     compare(fragments, max_depth=max_depth, max_digits=max_digits)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(json_object())
 def test_valid_text_stays_native_byte_by_byte(text: str) -> None:
     scanner = compare(list(text))
@@ -353,7 +358,12 @@ def test_every_code_point_in_a_string() -> None:
         chr(c) for c in range(0x20, 0x110000) if not 0xD800 <= c < 0xE000 and chr(c) not in '"\\'
     )
     pieces = [points[i : i + 70_000] for i in range(0, len(points), 70_000)]
-    assert compare(['{"a":"', *pieces, '"}']).native
+    scanner = _scanner()
+    assert not any(scanner.feed(piece) for piece in ['{"a":"', *pieces])
+    assert scanner.feed('"}')
+    assert scanner.native
+    # Against Python on a sample (the reference is slow on a million characters).
+    assert compare(['{"a":"', points[::97], '"}']).native
 
 
 @pytest.mark.parametrize("code", [0xD800, 0xDBFF, 0xDC00, 0xDFFF])
