@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import pytest
 
 from toolstitch import (
+    NATIVE,
     Assembler,
     CallDiscarded,
     CallReady,
@@ -312,3 +313,39 @@ def test_a_2_gb_sse_line_through_stitch() -> None:
     discard = only_discard(events)  # the open call is resolved: truncated
     assert discard.error.code == "truncated-arguments"
     assert peak <= 16 * MiB + 4 * 64 * 1024 + MiB, peak
+
+
+# -- memory per open call ------------------------------------------------------------------------
+
+#: Traced bytes each open call may keep, per path (docs/native.md, "The fast feed").
+PER_OPEN_CALL = {"native": 1024, "pure": 1536}
+
+
+def kept_per_open_call(cls: Callable[..., Any], count: int = 2000) -> float:
+    """The traced bytes ``count`` calls keep while they stream a string, per call."""
+    _warm_up()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base, _ = tracemalloc.get_traced_memory()
+        asm = cls(limits=Limits(max_calls=count))
+        for index in range(count):
+            asm.feed(Delta(index=index, id=f"call_{index}", name="write_file"))
+            asm.feed(Delta(index=index, arguments='{"path": "a.txt", "body": "'))
+            asm.feed(Delta(index=index, arguments="some text"))
+        gc.collect()
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert asm.pending == count
+    return (kept - base) / count
+
+
+@pytest.mark.parametrize("path", ["native", "pure"])
+def test_memory_per_open_call(path: str) -> None:
+    from toolstitch.core import assembler
+
+    if path == "native" and not NATIVE:
+        pytest.skip("the C extension is not active")
+    cls = Assembler if path == "native" else vars(assembler)["_PythonAssembler"]
+    assert kept_per_open_call(cls) <= PER_OPEN_CALL[path]

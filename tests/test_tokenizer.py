@@ -144,6 +144,15 @@ def test_depth_up_to_the_limit_passes_and_one_more_raises() -> None:
     assert drive(['{"a":[[]]}'], tokenizer(max_depth=3)) == [CLOSED]
 
 
+def test_brackets_in_a_string_after_a_held_one_do_not_count() -> None:
+    # The closing quote of a string held open since an earlier fragment was read as an
+    # opening one by the depth pre-check: the strings after it turned inside out, and the
+    # brackets inside "[[[" counted (a false DepthExceeded).
+    tok = tokenizer(max_depth=2)
+    assert not tok.feed('{"a":"x')
+    assert tok.feed('y","b":"[[["}')
+
+
 @pytest.mark.parametrize(
     "fragments",
     [['{"a":123456}'], ['{"a":123', "456}"], ['{"a":1', "2", "3", "4", "5", "6"]],

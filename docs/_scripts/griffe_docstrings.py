@@ -7,7 +7,10 @@ this extension, loaded by both, adds what the project's conventions need:
   them (``#: The provider ids...`` above ``PROVIDERS = ...``); griffe reads only a string
   literal after the assignment, which wins when there is one;
 * a paragraph ending ``::`` (reStructuredText's "a literal block follows") ends ``:``, as
-  reStructuredText shows it; the indented block after it is code in Markdown as it is.
+  reStructuredText shows it; the indented block after it is code in Markdown as it is;
+* a public class chosen at import between twin implementations (the pure-Python reference or
+  the one on the C extension's bases, docs/native.md) is documented as the body both share
+  (``SHARED_BODIES``): griffe reads the source, where the choice is an expression.
 """
 
 from __future__ import annotations
@@ -18,7 +21,12 @@ from typing import Any
 
 import griffe
 
-__all__ = ["ProjectDocstrings", "comment_above", "literal_block_marks"]
+__all__ = ["SHARED_BODIES", "ProjectDocstrings", "comment_above", "literal_block_marks"]
+
+#: module -> {public name: the private class whose methods and docstring both twins share}.
+SHARED_BODIES: dict[str, dict[str, str]] = {
+    "toolstitch.core.assembler": {"Assembler": "_AssemblerBody"},
+}
 
 # "::" closing a paragraph, before the blank line that opens the literal block.
 LITERAL_MARK = re.compile(r"(?<=\S)::(?=\n\s*\n)")
@@ -66,3 +74,9 @@ class ProjectDocstrings(griffe.Extension):
     ) -> None:
         if obj.docstring is not None:
             obj.docstring.value = literal_block_marks(obj.docstring.value)
+
+    def on_module_members(
+        self, *, node: ast.AST | griffe.ObjectNode, mod: griffe.Module, **kwargs: Any
+    ) -> None:
+        for name, body in SHARED_BODIES.get(mod.path, {}).items():
+            mod.set_member(name, griffe.Alias(name, mod[body], parent=mod))

@@ -25,9 +25,9 @@ from __future__ import annotations
 import bisect
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from toolstitch.core.deltas import Delta, delta_fields
+from toolstitch.core.deltas import NOT_DELTAS, Delta, checked_fields, delta_fields
 from toolstitch.core.ids import GENERATED_ID_PREFIX, IdFactory, check_id_factory, generated_id
 from toolstitch.core.machine import (
     EMPTY,
@@ -43,13 +43,14 @@ from toolstitch.core.record import CallRecord
 from toolstitch.json.diagnose import diagnose
 from toolstitch.json.lexicon import WHITESPACE, join_surrogates, locate, snippet
 from toolstitch.json.tokenizer import (
-    ArgumentsTokenizer,
     DepthExceeded,
     DigitsExceeded,
     InvalidFragment,
     JSONEventBatch,
     JSONEventListener,
     NumberOutOfRange,
+    Tokenizer,
+    make_tokenizer,
 )
 from toolstitch.schema.checks import MAX_WARNINGS, CallChecks, ToolChecks
 from toolstitch.vocab.call_events import (
@@ -77,7 +78,8 @@ from toolstitch.vocab.errors import (
     UnexpectedDelta,
 )
 from toolstitch.vocab.limits import Limits
-from toolstitch.vocab.text import ChunkedText
+from toolstitch.vocab.native import extension
+from toolstitch.vocab.text import JOIN_EVERY, ChunkedText, TextSnapshot
 
 __all__ = ["GENERATED_ID_PREFIX", "Assembler"]
 
@@ -119,10 +121,9 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _loads(text: str) -> Any:
-    """``json.loads(text, parse_constant=_reject_constant)``, with the shared decoder (the
-    same result, and the same errors: a leading BOM is refused as ``json.loads`` does)."""
-    if text.startswith("\ufeff"):
-        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    """``json.loads(text, parse_constant=_reject_constant)``, without a decoder per call."""
+    if text.startswith("\ufeff"):  # json.loads refuses a BOM before it decodes
+        return json.loads(text, parse_constant=_reject_constant)
     return _DECODER.decode(text)
 
 
@@ -179,37 +180,44 @@ def _call_ready(call: ToolCall) -> CallReady:
     return event
 
 
-class _Call:
+#: The members of a call that the hot path reads: on the native path, ``CallBase``'s (in C).
+_HOT_CALL_FIELDS = ("buffer", "checks", "closed", "index", "state", "tokenizer")
+_CALL_FIELDS = (
+    "error",
+    "id",
+    "name",
+    "position",
+    "ready_length",
+    "result",
+    "schema_warnings",
+    "trailing_offset",
+    "trailing_warned",
+    "type",
+)
+
+
+class _CallBody:
     """Everything known about one call index: the core's record of it (a ``CallRecord``).
-    Private and mutable; snapshots and the ``CallRecord`` view are what others see."""
+    Private and mutable; snapshots and the ``CallRecord`` view are what others see.
 
-    __slots__ = (
-        "buffer",
-        "checks",
-        "closed",
-        "error",
-        "id",
-        "index",
-        "name",
-        "position",
-        "ready_length",
-        "result",
-        "schema_warnings",
-        "state",
-        "tokenizer",
-        "trailing_offset",
-        "trailing_warned",
-        "type",
-    )
+    The body shared by the two paths: ``_PythonCall`` keeps every field in its slots, the
+    native ``_Call`` keeps the hot ones in its C base (``_native.CallBase``)."""
 
-    def __init__(self, index: int, tokenizer: ArgumentsTokenizer, position: int = 0) -> None:
+    if not TYPE_CHECKING:  # the subclasses hold the fields (mypy checks them as declared here)
+        __slots__ = ()
+    #: The arguments text's type: ``ChunkedText``, or ``_native.TextBuffer`` (the same, in C).
+    _text: ClassVar[type[ChunkedText]]
+
+    def __init__(
+        self, index: int, tokenizer: Tokenizer, position: int = 0, buffer: ChunkedText | None = None
+    ) -> None:
         self.index = index
         self.position = position  # 0-based order among the calls of the stream
         self.id: str | None = None
         self.type: str | None = None
         self.name = ""
         # The arguments text: appends in O(1), snapshots in O(1); cleared when discarded.
-        self.buffer = ChunkedText()
+        self.buffer = self._text() if buffer is None else buffer
         self.state = _AWAITING_ID
         self.error: ToolCallError | None = None
         self.tokenizer = tokenizer
@@ -255,7 +263,31 @@ class _Call:
         )
 
 
-class Assembler:
+class _PythonCall(_CallBody):
+    """A call record of the pure-Python path."""
+
+    __slots__ = _HOT_CALL_FIELDS + _CALL_FIELDS
+    _text = ChunkedText
+
+
+#: The members of the assembler that the hot path reads: on the native path,
+#: ``AssemblerBase``'s (in C).
+_HOT_ASSEMBLER_FIELDS = ("_calls", "_last", "_max_argument_chars")
+_ASSEMBLER_FIELDS = (
+    "_by_id",
+    "_discarded_overflow",
+    "_empty_arguments",
+    "_empty_parsed",
+    "_id_factory",
+    "_json_listener",
+    "_limits",
+    "_notes",
+    "_open",
+    "_tools",
+)
+
+
+class _AssemblerBody:
     """Assembles streamed tool-call deltas into complete, validated tool calls.
 
     Feed it every tool-call delta of one model response, in order, with ``feed``; call
@@ -284,21 +316,14 @@ class Assembler:
     ``UsageError`` from the ``feed``/``finish`` that needed the id (see docs/concepts.md).
     """
 
-    __slots__ = (
-        "_by_id",
-        "_calls",
-        "_discarded_overflow",
-        "_empty_arguments",
-        "_empty_parsed",
-        "_id_factory",
-        "_json_listener",
-        "_last",
-        "_limits",
-        "_max_argument_chars",
-        "_notes",
-        "_open",
-        "_tools",
-    )
+    # The body shared by the two paths (``_PythonAssembler``, the native ``Assembler``), which
+    # hold the fields (mypy checks them as declared here).
+    if not TYPE_CHECKING:
+        __slots__ = ()
+    #: The type of the call records it makes.
+    _call_class: ClassVar[type[_CallBody]]
+    #: Whether its calls' tokenizers may be the native ``Scanner`` (``make_tokenizer``).
+    _scan_natively: ClassVar[bool]
 
     def __init__(
         self,
@@ -616,14 +641,18 @@ class Assembler:
             return None
         limits = self._limits
         listener = self._json_listener
-        call = _Call(
+        buffer = self._call_class._text()
+        call = self._call_class(
             index,
-            ArgumentsTokenizer(
+            make_tokenizer(
                 max_depth=limits.max_depth,
                 max_number_digits=limits.max_number_digits,
                 listener=None if listener is None else _bind_listener(listener, index),
+                text=buffer.text,
+                native=self._scan_natively,
             ),
             len(self._calls),
+            buffer,
         )
         self._calls[index] = call
         self._open += 1
@@ -1035,3 +1064,66 @@ def _bind_listener(
 def _open_brackets(depth: int) -> str:
     """``depth`` containers left open by an unclosed (valid) prefix, for messages."""
     return f"{depth} container{'s' if depth != 1 else ''}"
+
+
+class _PythonAssembler(_AssemblerBody):
+    """The pure-Python assembler: the reference, and the fallback of the native one."""
+
+    __slots__ = _HOT_ASSEMBLER_FIELDS + _ASSEMBLER_FIELDS
+    _call_class = _PythonCall
+    _scan_natively = False
+
+
+def _native_classes(native: Any) -> tuple[type[_CallBody], type[_AssemblerBody]]:
+    """The call record and the assembler of the native path: the C bases of ``native``
+    (docs/native.md, "The fast feed") under the same Python bodies. Their ``feed`` and
+    ``feed_arguments`` are C; what C does not take goes to the Python methods."""
+    native.configure_fast_path(
+        join_every=JOIN_EVERY,
+        text_snapshot=TextSnapshot,
+        empty_text=ChunkedText().snapshot(),
+        accumulating=_ACCUMULATING_ARGS,
+        arguments_delta=ArgumentsDelta,
+        index_slot=vars(ArgumentsDelta)["index"],
+        fragment_slot=vars(ArgumentsDelta)["fragment"],
+        delta_type=Delta,
+        mapping=Mapping,
+        not_deltas=NOT_DELTAS,
+        checked_fields=checked_fields,
+        python_feed=_AssemblerBody.feed,
+        python_feed_arguments=_AssemblerBody.feed_arguments,
+    )
+
+    class _NativeCall(native.CallBase, _CallBody):  # type: ignore[misc]
+        __slots__ = _CALL_FIELDS
+        _text = native.TextBuffer
+
+    class _NativeAssembler(native.AssemblerBase, _AssemblerBody):  # type: ignore[misc]
+        __slots__ = _ASSEMBLER_FIELDS
+        _call_class = _NativeCall
+        _scan_natively = True
+
+    return _NativeCall, _NativeAssembler
+
+
+def _publish(cls: type, name: str, body: type) -> None:
+    """Give the active class of a pair the public name and the body's docstring."""
+    cls.__name__ = cls.__qualname__ = name
+    cls.__doc__ = body.__doc__
+
+
+_NativeCall: type[_CallBody] | None = None
+_NativeAssembler: type[_AssemblerBody] | None = None
+if extension is not None:
+    _NativeCall, _NativeAssembler = _native_classes(extension)
+
+if not TYPE_CHECKING:
+    _Call = _PythonCall if _NativeCall is None else _NativeCall
+    Assembler = _PythonAssembler if _NativeAssembler is None else _NativeAssembler
+    _publish(_Call, "_Call", _CallBody)
+    _publish(Assembler, "Assembler", _AssemblerBody)
+else:
+    # What type checkers and the API reference (griffe reads the source) see: the body both
+    # classes share, with every method and the public docstring.
+    _Call = _CallBody
+    Assembler = _AssemblerBody

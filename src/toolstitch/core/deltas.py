@@ -8,7 +8,7 @@ from typing import Any
 
 from toolstitch.vocab.errors import InvalidDelta
 
-__all__ = ["Delta", "DeltaFields", "coerce_delta", "delta_fields"]
+__all__ = ["NOT_DELTAS", "Delta", "DeltaFields", "checked_fields", "coerce_delta", "delta_fields"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,8 @@ class Delta:
 
 
 _FIELDS = ("id", "type", "name", "arguments")
+#: What ``coerce_delta`` refuses outright (with ``None``): values, never deltas.
+NOT_DELTAS = (str, bytes, bytearray, int, float, list, tuple, set)
 
 
 def _check(delta: Delta) -> Delta:
@@ -122,6 +124,15 @@ def delta_fields(obj: object) -> DeltaFields:
     return _coerced_fields(obj)
 
 
+def checked_fields(
+    index: object, call_id: object, kind: object, name: object, arguments: object
+) -> DeltaFields:
+    """The fields ``coerce_delta`` read from an object, checked as it checks them (the C fast
+    feed reads an SDK object's attributes itself and hands over here when a check fails)."""
+    delta = _check(Delta(index, call_id, kind, name, arguments))  # type: ignore[arg-type]
+    return delta.index, delta.id, delta.type, delta.name, delta.arguments
+
+
 def _coerced_fields(obj: object) -> DeltaFields:
     """The slow path of ``delta_fields``: every accepted shape, int subclasses, the errors."""
     delta = coerce_delta(obj)
@@ -139,7 +150,7 @@ def coerce_delta(obj: object) -> Delta:
         delta = obj
     elif isinstance(obj, Mapping):
         delta = _from_mapping(obj)
-    elif isinstance(obj, (str, bytes, bytearray, int, float, list, tuple, set)) or obj is None:
+    elif isinstance(obj, NOT_DELTAS) or obj is None:
         raise InvalidDelta(f"a delta must be a mapping or an object, got {type(obj).__name__}")
     elif isinstance(obj, Delta) or any(
         hasattr(obj, attr) for attr in ("index", "function", "arguments", "name", "id")

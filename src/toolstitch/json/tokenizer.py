@@ -29,10 +29,11 @@ Errors are located exactly by ``json.diagnose`` on the error path only; this mod
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Final
+from typing import Any, Final, Protocol, cast
 
 import ijson
 
@@ -54,6 +55,7 @@ from toolstitch.json.lexicon import (
     skim,
     utf8,
 )
+from toolstitch.vocab.native import extension
 from toolstitch.vocab.text import JOIN_EVERY
 
 __all__ = [
@@ -65,6 +67,8 @@ __all__ = [
     "JSONEventBatch",
     "JSONEventListener",
     "NumberOutOfRange",
+    "Tokenizer",
+    "make_tokenizer",
 ]
 
 #: The ijson backend in use. ``yajl2_c`` is expected; where ijson could not build its C
@@ -345,7 +349,8 @@ class ArgumentsTokenizer:
                 stop = opened = quote + 1
                 break
             plain_start = end
-        closed = self._send_text(head, fragment[send_from:stop])
+        # (``begin - send_from`` is 1 when ``sent`` starts with a held string's closing quote.)
+        closed = self._send_text(head, fragment[send_from:stop], begin - send_from)
         last = fragment[-1]
         if opened >= 0:
             kind: str | None = self._judge_string(fragment, plain_start, opened)
@@ -435,15 +440,18 @@ class ArgumentsTokenizer:
         self._part = fragment[: end - 1]
         return head, end, end
 
-    def _send_text(self, head: str, sent: str) -> bool:
-        """Send yajl a held string's ``head`` and then ``sent``; True if the object closed."""
+    def _send_text(self, head: str, sent: str, plain: int = 0) -> bool:
+        """Send yajl a held string's ``head`` and then ``sent``; True if the object closed.
+
+        ``sent`` is outside strings from ``plain`` on (1: it starts with the closing quote of
+        a string whose body was held back)."""
         if "\x0b" in sent or "\x0c" in sent:
             # yajl takes vertical tab and form feed for whitespace; JSON does not.
             raise InvalidFragment
         if len(sent) + len(self._stack) > self._max_depth:
             # yajl would build an event per bracket before the depth could be checked: with
             # 100,000 brackets in one fragment, megabytes. Count them first.
-            self._check_depth(sent)
+            self._check_depth(sent, plain)
         try:
             if head:
                 # A held string's body goes in a send of its own: joining it to the rest of
@@ -648,14 +656,17 @@ class ArgumentsTokenizer:
             events.clear()
         return closed
 
-    def _check_depth(self, text: str) -> None:
-        """Raise ``DepthExceeded`` if ``text`` (complete strings only, but perhaps a last
-        opening quote) nests deeper than ``max_depth`` from the current depth."""
+    def _check_depth(self, text: str, plain: int = 0) -> None:
+        """Raise ``DepthExceeded`` if ``text`` (complete strings only from ``plain`` on, but
+        perhaps a last opening quote) nests deeper than ``max_depth`` from the current depth.
+
+        A closing quote before ``plain`` is skipped: read as an opening one it would turn
+        the strings after it inside out and count brackets inside them."""
         if text.count("[") + text.count("{") + len(self._stack) <= self._max_depth:
             return
         depth = len(self._stack)
         limit = self._max_depth
-        for match in STRING_OR_BRACKET.finditer(text):
+        for match in STRING_OR_BRACKET.finditer(text, plain):
             token = match.group()
             if token == "[" or token == "{":
                 depth += 1
@@ -688,3 +699,57 @@ class ArgumentsTokenizer:
             self._digit_run = end - begin - len(kept) + (run if not kept else 0)
         else:
             self._digit_run = 0
+
+
+# -- the factory: the native scanner or the Python tokenizer -----------------------------------
+
+
+class Tokenizer(Protocol):
+    """What the core uses of a tokenizer: ``ArgumentsTokenizer`` or the native ``Scanner``."""
+
+    @property
+    def fed(self) -> int: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def started(self) -> bool: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def exact_close(self) -> bool: ...
+    def feed(self, fragment: str) -> bool: ...
+    def close_offset(self, fragment: str) -> int: ...
+    def set_listener(self, listener: JSONEventListener | None) -> None: ...
+    def close(self) -> None: ...
+
+
+def make_tokenizer(
+    *,
+    max_depth: int,
+    max_number_digits: int,
+    listener: JSONEventListener | None = None,
+    text: Callable[[], str] | None = None,
+    native: bool = True,
+) -> Tokenizer:
+    """A tokenizer for one call's arguments: the C extension's ``Scanner`` when ``native`` is
+    true, the extension is loaded, ``text`` is given (it returns the call's whole text fed so
+    far, the fragment being fed included), nobody listens and ijson's own ``yajl2_c`` backend
+    is in use; else an ``ArgumentsTokenizer``. Both decide every fragment alike: the scanner
+    hands anything uncommon over to an ``ArgumentsTokenizer`` (docs/native.md)."""
+    if (
+        native
+        and extension is not None
+        and text is not None
+        and listener is None
+        and default_backend is None
+        and BACKEND == "yajl2_c"
+    ):
+        cap = digit_cap(max_number_digits)
+        fallback = functools.partial(ArgumentsTokenizer, max_depth=max_depth, max_number_digits=cap)
+        scanner = extension.Scanner(
+            max_depth=max_depth, max_number_digits=cap, fallback=fallback, text=text
+        )
+        return cast(Tokenizer, scanner)
+    return ArgumentsTokenizer(
+        max_depth=max_depth, max_number_digits=max_number_digits, listener=listener
+    )

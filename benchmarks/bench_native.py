@@ -1,0 +1,186 @@
+"""The native fast feed against the pure-Python path and the floor, in one process.
+
+For each workload (small ~150 B, medium ~10 KB, parallel8, write_file_64k) and shape (OpenAI
+deltas fed to ``Assembler.feed``; Anthropic events fed to ``Stitcher(provider="anthropic")``)
+it times the floor (append, one ``json.loads`` per call), the native ``Assembler`` and the
+pure-Python one (``_PythonAssembler``), interleaved round by round; the figures to read are
+the ratios to the floor. ``--memory`` measures the memory per open call on both paths;
+``--only APPROACH --workload NAME --loops N`` runs one approach alone (for
+``valgrind --tool=callgrind``, see docs/native.md).
+
+    python benchmarks/bench_native.py [--quick] [--memory]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import pickle
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from competitors import (
+    LIMITS,
+    floor_json,
+    floor_json_anthropic,
+    toolstitch_anthropic,
+    toolstitch_assembler,
+)
+from workloads import Workload, anthropic_events, by_name
+
+import toolstitch
+from toolstitch import CallReady, Stitcher
+from toolstitch.core import assembler as core
+from toolstitch.stitch import stitcher as stitch_module
+from toolstitch.vocab.native import REASON
+
+PythonAssembler: Any = vars(core)["_PythonAssembler"]
+WORKLOADS = ("small", "medium", "parallel8", "write_file_64k")
+
+
+@contextmanager
+def pure_python() -> Iterator[None]:
+    """Within: a new ``Stitcher`` builds the pure-Python assembler."""
+    names = vars(stitch_module)
+    saved = names["Assembler"]
+    names["Assembler"] = PythonAssembler
+    try:
+        yield
+    finally:
+        names["Assembler"] = saved
+
+
+def python_assembler(deltas: list[dict[str, Any]]) -> dict[int, Any]:
+    """``competitors.toolstitch_assembler`` on the pure-Python path."""
+    assembler = PythonAssembler(limits=LIMITS)
+    feed = assembler.feed
+    ready: dict[int, Any] = {}
+    for delta in deltas:
+        for event in feed(delta):
+            if type(event) is CallReady:
+                ready[event.call.index] = event.call.parsed_arguments
+    return ready
+
+
+def python_anthropic(events: list[dict[str, Any]]) -> dict[int, Any]:
+    """``competitors.toolstitch_anthropic`` on the pure-Python path."""
+    with pure_python():
+        stitcher = Stitcher(provider="anthropic", limits=LIMITS)
+    ready: dict[int, Any] = {}
+    for event in events:
+        for out in stitcher.feed(event):
+            if type(out) is CallReady:
+                ready[out.call.index] = out.call.parsed_arguments
+    for out in stitcher.close():
+        if type(out) is CallReady:
+            ready[out.call.index] = out.call.parsed_arguments
+    return ready
+
+
+Approach = Callable[[list[dict[str, Any]]], dict[int, Any]]
+SHAPES: dict[str, dict[str, Approach]] = {
+    "openai": {"floor": floor_json, "native": toolstitch_assembler, "pure": python_assembler},
+    "anthropic": {
+        "floor": floor_json_anthropic,
+        "native": toolstitch_anthropic,
+        "pure": python_anthropic,
+    },
+}
+
+
+def inputs(workload: Workload, shape: str) -> list[dict[str, Any]]:
+    return workload.deltas if shape == "openai" else anthropic_events(workload)
+
+
+def cached_inputs(workload: str, shape: str, path: str | None) -> list[dict[str, Any]]:
+    """The input of ``--only``, kept in ``path`` so that a run under callgrind spends its
+    start on imports, not on making the workload."""
+    if path is not None and os.path.exists(path):
+        with open(path, "rb") as file:
+            data: list[dict[str, Any]] = pickle.load(file)  # our own file
+        return data
+    data = inputs(by_name(workload), shape)
+    if path is not None:
+        with open(path, "wb") as file:
+            pickle.dump(data, file)
+    return data
+
+
+def _time(fn: Approach, data: list[dict[str, Any]], loops: int) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    for _ in range(loops):
+        fn(data)
+    return (time.perf_counter() - start) / loops
+
+
+def measure(workload: Workload, shape: str, rounds: int) -> dict[str, float]:
+    """Median seconds per run of each approach, in interleaved rounds of ~20 ms samples."""
+    approaches = SHAPES[shape]
+    data = inputs(workload, shape)
+    want = approaches["floor"](data)
+    for name, fn in approaches.items():
+        if fn(data) != want:
+            raise SystemExit(f"{name} gave a wrong result on {workload.name}/{shape}")
+    loops = max(1, int(0.02 / max(_time(approaches["pure"], data, 1), 1e-7)))
+    samples: dict[str, list[float]] = {name: [] for name in approaches}
+    for _ in range(rounds):
+        for name, fn in approaches.items():
+            samples[name].append(_time(fn, data, loops))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def memory_per_open_call(cls: Any) -> float:
+    """``tests/test_memory.py``'s measure: traced bytes per call of 2,000 open calls."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from test_memory import kept_per_open_call  # type: ignore[import-not-found]
+
+    per_call: float = kept_per_open_call(cls)
+    return per_call
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="3 rounds instead of 9")
+    parser.add_argument("--memory", action="store_true", help="memory per open call only")
+    parser.add_argument("--only", help="run one approach alone: SHAPE:APPROACH")
+    parser.add_argument("--workload", default="medium")
+    parser.add_argument("--loops", type=int, default=200)
+    parser.add_argument("--data", help="with --only: a pickle of the input, made if missing")
+    args = parser.parse_args(argv)
+    if args.only:
+        shape, name = args.only.split(":")
+        data = cached_inputs(args.workload, shape, args.data)
+        for _ in range(args.loops):
+            SHAPES[shape][name](data)
+        return 0
+    if args.memory:
+        for label, cls in (("native", core.Assembler), ("pure", PythonAssembler)):
+            print(f"{label}: {memory_per_open_call(cls):,.0f} B per open call")
+        return 0
+    rounds = 3 if args.quick else 9
+    print(
+        f"toolstitch {toolstitch.__version__}, {REASON}; Python "
+        f"{sys.version.split()[0]}; medians of {rounds} interleaved rounds\n"
+    )
+    print("| shape | workload | floor µs | native µs | pure µs | native/floor | pure/floor |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for shape in SHAPES:
+        for name in WORKLOADS:
+            m = measure(by_name(name), shape, rounds)
+            print(
+                f"| {shape} | {name} | {m['floor'] * 1e6:,.1f} | {m['native'] * 1e6:,.1f} | "
+                f"{m['pure'] * 1e6:,.1f} | {m['native'] / m['floor']:.2f}x | "
+                f"{m['pure'] / m['floor']:.2f}x |"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

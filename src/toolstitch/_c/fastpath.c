@@ -1,0 +1,1049 @@
+/* The fast feed (fastpath.h): toolstitch.core.assembler's hot path above the scanner, in C.
+ *
+ * Assembler.feed(delta) is `self._apply(*delta_fields(delta))`; _apply's first branch is the
+ * hot path: one more fragment for a call in ACCUMULATING_ARGS, no id or name in the delta,
+ * the object not closed. AssemblerBase.feed does exactly that in C for the common case:
+ *
+ *   read the delta    - an exact dict in the OpenAI wire shape, an exact Delta, or an object
+ *                       read the way coerce_delta reads it (the openai SDK's
+ *                       ChoiceDeltaToolCall); the checks of delta_fields;
+ *   route to the call - self._calls[index];
+ *   append and scan   - the call's TextBuffer and its native Scanner (scanner.h);
+ *   the events        - [ArgumentsDelta(index=call.index, fragment=arguments)], built like
+ *                       assembler._arguments_delta (no dataclass __init__); TS_CLOSED calls
+ *                       the Python self._closed(call, fragment, events).
+ *
+ * Everything else - no call yet, another state, an id or a name, a closed object, schema
+ * checks, the argument limit, a Python tokenizer, TS_HANDOVER, a delta of another shape or
+ * one the checks refuse - calls the Python method with nothing changed, so the observable
+ * result is the Python one. The Python objects this needs (the event class, the states,
+ * the Python methods...) are handed over once by configure_fast_path(), called by
+ * core/assembler.py; the JOIN_EVERY policy comes from vocab/text.py the same way.
+ *
+ * State is process-wide (statics): the module is imported once per process. */
+#include "fastpath.h"
+
+#include <stddef.h>
+#include <structmember.h>
+
+#include "scanner.h"
+
+/* -- process state ------------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject *module;             /* toolstitch._native, for ts_scanner_is_native */
+    PyTypeObject *text_type;      /* TextBuffer */
+    PyTypeObject *call_type;      /* CallBase */
+    PyTypeObject *assembler_type; /* AssemblerBase */
+    /* Handed over by configure_fast_path(); join_every == 0 until then. */
+    Py_ssize_t join_every;            /* vocab.text.JOIN_EVERY */
+    PyObject *text_snapshot;          /* vocab.text.TextSnapshot */
+    PyObject *empty_text;             /* the shared empty TextSnapshot */
+    PyObject *accumulating;           /* CallState.ACCUMULATING_ARGS */
+    PyTypeObject *arguments_delta;    /* vocab.call_events.ArgumentsDelta */
+    PyObject *index_slot;             /* its member descriptors */
+    PyObject *fragment_slot;
+    PyObject *delta_type;             /* core.deltas.Delta */
+    PyObject *mapping;                /* collections.abc.Mapping */
+    PyObject *not_deltas;             /* the builtin types coerce_delta refuses */
+    PyObject *checked_fields;         /* core.deltas.checked_fields */
+    PyObject *python_feed;            /* the Python Assembler.feed */
+    PyObject *python_feed_arguments;  /* the Python Assembler.feed_arguments */
+    /* Interned names. */
+    PyObject *s_function, *s_index, *s_id, *s_type, *s_name, *s_arguments;
+    PyObject *s_get, *s_apply, *s_closed, *s_empty;
+} FastState;
+
+static FastState fast;
+
+/* Replace *slot by a new reference to value (NULL allowed). */
+static void set_ref(PyObject **slot, PyObject *value) {
+    PyObject *old = *slot;
+    Py_XINCREF(value);
+    *slot = value;
+    Py_XDECREF(old);
+}
+
+static int configured(void) {
+    if (fast.join_every > 0) {
+        return 1;
+    }
+    PyErr_SetString(PyExc_RuntimeError,
+                    "toolstitch._native: configure_fast_path() has not been called");
+    return 0;
+}
+
+/* -- TextBuffer: vocab.text.ChunkedText in C ------------------------------------------------
+ *
+ * The same theory of operation: fragments are kept apart in `recent` until JOIN_EVERY of them
+ * are joined into one chunk appended to `chunks`; text() joins everything once and caches it
+ * as the single chunk of a new list; a snapshot shares the chunk list (only ever appended to,
+ * replaced by text(), never changed in place) and copies the recent fragments.
+ *
+ * One difference of timing, not of policy: the join of a full `recent` happens at the next
+ * append, before anything else changes, so that an append after the scanner accepted a
+ * fragment cannot fail (see text_reserve).
+ *
+ * It holds only str objects and a list of str: it cannot be part of a cycle, so it is not a
+ * GC type. */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *chunks;     /* list of joined chunks (str), or NULL while there is none */
+    PyObject **recent;    /* the fragments since the last join: strong references */
+    Py_ssize_t count;     /* fragments in recent */
+    Py_ssize_t capacity;  /* room in recent: doubles up to join_every */
+    Py_ssize_t length;    /* characters appended so far */
+} TextBuffer;
+
+static Py_ssize_t chunk_count(const TextBuffer *self) {
+    return self->chunks == NULL ? 0 : PyList_Size(self->chunks);
+}
+
+static void text_release_recent(TextBuffer *self) {
+    Py_ssize_t count = self->count;
+    self->count = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_DECREF(self->recent[i]);
+    }
+}
+
+/* A tuple of the recent fragments: `tuple(recent)`. */
+static PyObject *text_recent_tuple(const TextBuffer *self) {
+    PyObject *pieces = PyTuple_New(self->count);
+    if (pieces == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < self->count; i++) {
+        if (PyTuple_SetItem(pieces, i, Py_NewRef(self->recent[i])) < 0) {
+            Py_DECREF(pieces);
+            return NULL;
+        }
+    }
+    return pieces;
+}
+
+/* `self._chunks.append("".join(recent)); recent = []` - nothing changes on failure. */
+static int text_join_recent(TextBuffer *self) {
+    PyObject *pieces = text_recent_tuple(self);
+    if (pieces == NULL) {
+        return -1;
+    }
+    PyObject *chunk = PyUnicode_Join(fast.s_empty, pieces);
+    Py_DECREF(pieces);
+    if (chunk == NULL) {
+        return -1;
+    }
+    PyObject *chunks = self->chunks;
+    if (chunks == NULL && (chunks = PyList_New(0)) == NULL) {
+        Py_DECREF(chunk);
+        return -1;
+    }
+    int appended = PyList_Append(chunks, chunk);
+    Py_DECREF(chunk);
+    if (appended < 0) {
+        if (chunks != self->chunks) {
+            Py_DECREF(chunks);
+        }
+        return -1;
+    }
+    self->chunks = chunks;
+    text_release_recent(self);
+    return 0;
+}
+
+/* Room for one more fragment, so that text_push cannot fail. 0 or -1 (nothing changed). */
+static int text_reserve(TextBuffer *self) {
+    if (self->count >= fast.join_every && text_join_recent(self) < 0) {
+        return -1;
+    }
+    if (self->count < self->capacity) {
+        return 0;
+    }
+    Py_ssize_t capacity = self->capacity == 0 ? 4 : self->capacity * 2;
+    if (capacity > fast.join_every) {
+        capacity = fast.join_every;
+    }
+    PyObject **recent = PyMem_Realloc(self->recent, (size_t)capacity * sizeof(PyObject *));
+    if (recent == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->recent = recent;
+    self->capacity = capacity;
+    return 0;
+}
+
+/* `recent.append(fragment); self.length = length`, after text_reserve. */
+static void text_push(TextBuffer *self, PyObject *fragment, Py_ssize_t length) {
+    self->recent[self->count++] = Py_NewRef(fragment);
+    self->length = length;
+}
+
+static int text_append_checked(TextBuffer *self, PyObject *fragment, Py_ssize_t length) {
+    if (text_reserve(self) < 0) {
+        return -1;
+    }
+    text_push(self, fragment, length);
+    return 0;
+}
+
+static int check_str(PyObject *fragment) {
+    if (PyUnicode_Check(fragment)) {
+        return 0;
+    }
+    PyErr_SetString(PyExc_TypeError, "a fragment must be a str");
+    return -1;
+}
+
+static PyObject *text_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    if (!configured()) {
+        return NULL;
+    }
+    if (PyTuple_Size(args) != 0 || (kwargs != NULL && PyDict_Size(kwargs) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "TextBuffer() takes no arguments");
+        return NULL;
+    }
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    return alloc(type, 0); /* zero-filled: no chunks, no recent, length 0 */
+}
+
+static void text_dealloc(PyObject *op) {
+    TextBuffer *self = (TextBuffer *)op;
+    PyTypeObject *type = Py_TYPE(op);
+    text_release_recent(self);
+    PyMem_Free(self->recent);
+    Py_XDECREF(self->chunks);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(op);
+    Py_DECREF(type);
+}
+
+/* ChunkedText.append(fragment) */
+static PyObject *text_append(PyObject *op, PyObject *fragment) {
+    TextBuffer *self = (TextBuffer *)op;
+    if (check_str(fragment) < 0) {
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GetLength(fragment);
+    if (n < 0) {
+        return NULL;
+    }
+    if (n > PY_SSIZE_T_MAX - self->length) {
+        PyErr_SetString(PyExc_OverflowError, "text too long");
+        return NULL;
+    }
+    if (text_append_checked(self, fragment, self->length + n) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* ChunkedText.append_to_length(fragment, length) */
+static PyObject *text_append_to_length(PyObject *op, PyObject *const *args, Py_ssize_t nargs) {
+    TextBuffer *self = (TextBuffer *)op;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "append_to_length() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (check_str(args[0]) < 0) {
+        return NULL;
+    }
+    Py_ssize_t length = PyLong_AsSsize_t(args[1]);
+    if (length == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (text_append_checked(self, args[0], length) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* ChunkedText.text(): joined at most once per change; cached as the only chunk. */
+static PyObject *text_text(PyObject *op, PyObject *unused) {
+    (void)unused;
+    TextBuffer *self = (TextBuffer *)op;
+    Py_ssize_t nchunks = chunk_count(self);
+    if (self->count == 0) {
+        if (nchunks == 1) {
+            return Py_NewRef(PyList_GetItem(self->chunks, 0));
+        }
+        if (nchunks == 0) {
+            return Py_NewRef(fast.s_empty);
+        }
+    }
+    PyObject *pieces = self->chunks == NULL ? PyList_New(0)
+                                            : PyList_GetSlice(self->chunks, 0, nchunks);
+    if (pieces == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < self->count; i++) {
+        if (PyList_Append(pieces, self->recent[i]) < 0) {
+            Py_DECREF(pieces);
+            return NULL;
+        }
+    }
+    PyObject *text = PyUnicode_Join(fast.s_empty, pieces);
+    Py_DECREF(pieces);
+    if (text == NULL) {
+        return NULL;
+    }
+    PyObject *chunks = PyList_New(1); /* a new list: snapshots keep the old one unchanged */
+    if (chunks == NULL) {
+        Py_DECREF(text);
+        return NULL;
+    }
+    PyList_SetItem(chunks, 0, Py_NewRef(text)); /* cannot fail: index 0 of a 1-list */
+    Py_XDECREF(self->chunks);
+    self->chunks = chunks;
+    text_release_recent(self);
+    return text;
+}
+
+/* ChunkedText.snapshot(): the text as it is now, without joining it. */
+static PyObject *text_snapshot(PyObject *op, PyObject *unused) {
+    (void)unused;
+    TextBuffer *self = (TextBuffer *)op;
+    Py_ssize_t nchunks = chunk_count(self);
+    if (self->count == 0 && nchunks == 0) {
+        return Py_NewRef(fast.empty_text);
+    }
+    if (self->count == 0 && nchunks == 1) {
+        return PyObject_CallFunctionObjArgs(fast.text_snapshot,
+                                            PyList_GetItem(self->chunks, 0), NULL);
+    }
+    PyObject *recent = text_recent_tuple(self);
+    if (recent == NULL) {
+        return NULL;
+    }
+    PyObject *count = PyLong_FromSsize_t(nchunks);
+    if (count == NULL) {
+        Py_DECREF(recent);
+        return NULL;
+    }
+    PyObject *chunks = self->chunks == NULL ? Py_None : self->chunks;
+    PyObject *snapshot = PyObject_CallFunctionObjArgs(fast.text_snapshot, Py_None, chunks,
+                                                      count, recent, NULL);
+    Py_DECREF(count);
+    Py_DECREF(recent);
+    return snapshot;
+}
+
+/* ChunkedText.clear(): the text and its memory, dropped for good. */
+static PyObject *text_clear(PyObject *op, PyObject *unused) {
+    (void)unused;
+    TextBuffer *self = (TextBuffer *)op;
+    PyObject *chunks = self->chunks;
+    self->chunks = NULL;
+    text_release_recent(self);
+    PyMem_Free(self->recent);
+    self->recent = NULL;
+    self->capacity = 0;
+    self->length = 0;
+    Py_XDECREF(chunks);
+    Py_RETURN_NONE;
+}
+
+static Py_ssize_t text_len(PyObject *op) { return ((TextBuffer *)op)->length; }
+
+static PyMethodDef text_methods[] = {
+    {"append", text_append, METH_O, "Add ``fragment`` at the end."},
+    {"append_to_length", (PyCFunction)(void (*)(void))text_append_to_length, METH_FASTCALL,
+     "``append(fragment)`` for a caller that has already computed the new ``length``."},
+    {"text", text_text, METH_NOARGS,
+     "The whole text. Joins at most once per change; the result is cached."},
+    {"snapshot", text_snapshot, METH_NOARGS, "The text as it is now, without joining it."},
+    {"clear", text_clear, METH_NOARGS, "Forget the text (a discarded call keeps none)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef text_members[] = {
+    {"length", T_PYSSIZET, offsetof(TextBuffer, length), READONLY,
+     "The number of characters appended so far."},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyType_Slot text_slots[] = {
+    {Py_tp_doc, "ChunkedText in C: append-only text, O(1) appends and snapshots."},
+    {Py_tp_new, text_new},
+    {Py_tp_dealloc, text_dealloc},
+    {Py_tp_methods, text_methods},
+    {Py_tp_members, text_members},
+    {Py_sq_length, text_len},
+    {0, NULL},
+};
+
+static PyType_Spec text_spec = {
+    "toolstitch._native.TextBuffer", sizeof(TextBuffer), 0, Py_TPFLAGS_DEFAULT, text_slots,
+};
+
+/* -- CallBase: the members of assembler._Call that the hot path reads ------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *buffer;    /* TextBuffer on the native path */
+    PyObject *checks;    /* CallChecks | None */
+    PyObject *index;     /* int */
+    PyObject *state;     /* CallState */
+    PyObject *tokenizer; /* the scanner, native or Python */
+    char closed;         /* bool: the arguments object has closed */
+} CallObject;
+
+static int call_traverse(PyObject *op, visitproc visit, void *arg) {
+    CallObject *self = (CallObject *)op;
+    Py_VISIT(Py_TYPE(op));
+    Py_VISIT(self->buffer);
+    Py_VISIT(self->checks);
+    Py_VISIT(self->index);
+    Py_VISIT(self->state);
+    Py_VISIT(self->tokenizer);
+    return 0;
+}
+
+static int call_clear(PyObject *op) {
+    CallObject *self = (CallObject *)op;
+    Py_CLEAR(self->buffer);
+    Py_CLEAR(self->checks);
+    Py_CLEAR(self->index);
+    Py_CLEAR(self->state);
+    Py_CLEAR(self->tokenizer);
+    return 0;
+}
+
+/* The dealloc of a GC heap type whose members `clear` drops (subclass instances included:
+ * subtype_dealloc leaves the type's reference to the heap base's dealloc). */
+static void gc_dealloc(PyObject *op, inquiry clear) {
+    PyTypeObject *type = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    clear(op);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(op);
+    Py_DECREF(type);
+}
+
+static void call_dealloc(PyObject *op) { gc_dealloc(op, call_clear); }
+
+static PyMemberDef call_members[] = {
+    {"buffer", T_OBJECT_EX, offsetof(CallObject, buffer), 0, NULL},
+    {"checks", T_OBJECT_EX, offsetof(CallObject, checks), 0, NULL},
+    {"closed", T_BOOL, offsetof(CallObject, closed), 0, NULL},
+    {"index", T_OBJECT_EX, offsetof(CallObject, index), 0, NULL},
+    {"state", T_OBJECT_EX, offsetof(CallObject, state), 0, NULL},
+    {"tokenizer", T_OBJECT_EX, offsetof(CallObject, tokenizer), 0, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyType_Slot call_slots[] = {
+    {Py_tp_doc, "The members of a call record that the native hot path reads."},
+    {Py_tp_new, PyType_GenericNew},
+    {Py_tp_dealloc, call_dealloc},
+    {Py_tp_traverse, call_traverse},
+    {Py_tp_clear, call_clear},
+    {Py_tp_members, call_members},
+    {0, NULL},
+};
+
+static PyType_Spec call_spec = {
+    "toolstitch._native.CallBase", sizeof(CallObject), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, call_slots,
+};
+
+/* -- AssemblerBase: the hot members and the C feed ------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *calls;         /* _calls: dict[int, _Call] */
+    PyObject *last;          /* _last: the call of the latest delta, or None */
+    PyObject *max_chars_obj; /* _max_argument_chars as set */
+    Py_ssize_t max_chars;    /* the same as a C number; -1: the Python path decides */
+} AsmObject;
+
+static int asm_traverse(PyObject *op, visitproc visit, void *arg) {
+    AsmObject *self = (AsmObject *)op;
+    Py_VISIT(Py_TYPE(op));
+    Py_VISIT(self->calls);
+    Py_VISIT(self->last);
+    Py_VISIT(self->max_chars_obj);
+    return 0;
+}
+
+static int asm_clear(PyObject *op) {
+    AsmObject *self = (AsmObject *)op;
+    Py_CLEAR(self->calls);
+    Py_CLEAR(self->last);
+    Py_CLEAR(self->max_chars_obj);
+    return 0;
+}
+
+static void asm_dealloc(PyObject *op) { gc_dealloc(op, asm_clear); }
+
+static PyObject *asm_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    (void)args;
+    (void)kwargs;
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    AsmObject *self = (AsmObject *)alloc(type, 0);
+    if (self != NULL) {
+        self->max_chars = -1;
+    }
+    return (PyObject *)self;
+}
+
+static PyObject *asm_get_max_chars(PyObject *op, void *closure) {
+    (void)closure;
+    AsmObject *self = (AsmObject *)op;
+    if (self->max_chars_obj == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "_max_argument_chars");
+        return NULL;
+    }
+    return Py_NewRef(self->max_chars_obj);
+}
+
+/* Any value is kept as Python keeps it; only a non-negative int that fits a Py_ssize_t (or a
+ * larger one, which no text can reach) lets the C path compare lengths itself. */
+static int asm_set_max_chars(PyObject *op, PyObject *value, void *closure) {
+    (void)closure;
+    AsmObject *self = (AsmObject *)op;
+    Py_ssize_t max_chars = -1;
+    if (value != NULL && PyLong_Check(value)) {
+        int overflow = 0;
+        long long number = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (number == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (overflow > 0 || number > (long long)PY_SSIZE_T_MAX) {
+            max_chars = PY_SSIZE_T_MAX;
+        } else if (overflow == 0 && number >= 0) {
+            max_chars = (Py_ssize_t)number;
+        }
+    }
+    set_ref(&self->max_chars_obj, value);
+    self->max_chars = max_chars;
+    return 0;
+}
+
+/* (index, id, type, name, arguments) of a delta: strong references, NULL until read. */
+typedef struct {
+    PyObject *index, *id, *kind, *name, *arguments;
+} Fields;
+
+static void fields_clear(Fields *f) {
+    Py_CLEAR(f->index);
+    Py_CLEAR(f->id);
+    Py_CLEAR(f->kind);
+    Py_CLEAR(f->name);
+    Py_CLEAR(f->arguments);
+}
+
+/* `index < 0` for an exact int. */
+static int is_negative(PyObject *index) {
+    int overflow = 0;
+    long long number = PyLong_AsLongLongAndOverflow(index, &overflow);
+    return overflow < 0 || (overflow == 0 && number < 0);
+}
+
+static int str_or_none(PyObject *value) { return value == Py_None || PyUnicode_CheckExact(value); }
+
+/* delta_fields' check: `(index is None or (type(index) is int and index >= 0)) and
+ * (each of the others is None or type(...) is str)`. */
+static int fields_valid(const Fields *f) {
+    return (f->index == Py_None || (PyLong_CheckExact(f->index) && !is_negative(f->index))) &&
+           str_or_none(f->id) && str_or_none(f->kind) && str_or_none(f->name) &&
+           str_or_none(f->arguments);
+}
+
+/* A non-empty str: the truth of an optional field that passed fields_valid. */
+static int non_empty(PyObject *value) {
+    return value != Py_None && PyUnicode_GetLength(value) > 0;
+}
+
+enum { READ_OK, READ_RAW, READ_CHECK };
+
+/* `mapping.get(key)` of an exact dict, as a new reference (None when absent). */
+static PyObject *dict_get(PyObject *mapping, PyObject *key) {
+    PyObject *value = PyDict_GetItemWithError(mapping, key);
+    if (value == NULL) {
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    }
+    return Py_NewRef(value);
+}
+
+/* delta_fields' dict branch. READ_OK, READ_RAW (the Python path reads the delta) or -1. */
+static int read_dict(PyObject *delta, Fields *f) {
+    /* function = obj.get("function"); if type(function) is not dict: _coerced_fields(obj) */
+    PyObject *function = dict_get(delta, fast.s_function);
+    if (function == NULL) {
+        return -1;
+    }
+    if (!PyDict_CheckExact(function)) {
+        Py_DECREF(function);
+        return READ_RAW;
+    }
+    int ok = (f->index = dict_get(delta, fast.s_index)) != NULL &&
+             (f->id = dict_get(delta, fast.s_id)) != NULL &&
+             (f->kind = dict_get(delta, fast.s_type)) != NULL &&
+             (f->name = dict_get(function, fast.s_name)) != NULL &&
+             (f->arguments = dict_get(function, fast.s_arguments)) != NULL;
+    Py_DECREF(function);
+    if (!ok) {
+        return -1;
+    }
+    return fields_valid(f) ? READ_OK : READ_RAW;
+}
+
+/* delta_fields' Delta branch: (obj.index, obj.id, obj.type, obj.name, obj.arguments). */
+static int read_delta_object(PyObject *delta, Fields *f) {
+    int ok = (f->index = PyObject_GetAttr(delta, fast.s_index)) != NULL &&
+             (f->id = PyObject_GetAttr(delta, fast.s_id)) != NULL &&
+             (f->kind = PyObject_GetAttr(delta, fast.s_type)) != NULL &&
+             (f->name = PyObject_GetAttr(delta, fast.s_name)) != NULL &&
+             (f->arguments = PyObject_GetAttr(delta, fast.s_arguments)) != NULL;
+    if (!ok) {
+        return -1;
+    }
+    return fields_valid(f) ? READ_OK : READ_RAW;
+}
+
+/* `getattr(obj, name, None)`: a new reference, NULL with an exception but AttributeError. */
+static PyObject *getattr_or_none(PyObject *obj, PyObject *name) {
+    PyObject *value = PyObject_GetAttr(obj, name);
+    if (value == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        return Py_NewRef(Py_None);
+    }
+    return value;
+}
+
+/* `function.get(key)` of a Mapping (dict.get itself for an exact dict). */
+static PyObject *mapping_get(PyObject *mapping, PyObject *key) {
+    if (PyDict_CheckExact(mapping)) {
+        return dict_get(mapping, key);
+    }
+    return PyObject_CallMethodObjArgs(mapping, fast.s_get, key, NULL);
+}
+
+/* _from_object's name and arguments, from `function` (None, a Mapping or an object). */
+static int read_function(PyObject *obj, PyObject *function, Fields *f) {
+    if (function == Py_None) {
+        f->name = getattr_or_none(obj, fast.s_name);
+        f->arguments = f->name == NULL ? NULL : getattr_or_none(obj, fast.s_arguments);
+        return f->arguments == NULL ? -1 : 0;
+    }
+    int is_mapping = PyObject_IsInstance(function, fast.mapping);
+    if (is_mapping < 0) {
+        return -1;
+    }
+    if (is_mapping) {
+        f->name = mapping_get(function, fast.s_name);
+        f->arguments = f->name == NULL ? NULL : mapping_get(function, fast.s_arguments);
+    } else {
+        f->name = getattr_or_none(function, fast.s_name);
+        f->arguments = f->name == NULL ? NULL : getattr_or_none(function, fast.s_arguments);
+    }
+    return f->arguments == NULL ? -1 : 0;
+}
+
+/* coerce_delta's object branch (the openai SDK's ChoiceDeltaToolCall): the same checks and
+ * the same attribute reads in the same order. READ_OK, READ_CHECK (the fields need
+ * deltas.checked_fields), READ_RAW (not an object delta: the Python path reads it) or -1. */
+static int read_object(PyObject *obj, Fields *f) {
+    /* elif isinstance(obj, Mapping): ...; elif isinstance(obj, (str, ...)) or obj is None:
+     * raise; elif isinstance(obj, Delta) or any(hasattr(obj, attr) ...): - the Python path
+     * takes everything but an object that has an `index` attribute, the first it tries. */
+    if (obj == Py_None) {
+        return READ_RAW;
+    }
+    int refused = PyObject_IsInstance(obj, fast.mapping);
+    if (refused == 0) {
+        refused = PyObject_IsInstance(obj, fast.not_deltas);
+    }
+    if (refused == 0) {
+        refused = PyObject_IsInstance(obj, fast.delta_type);
+    }
+    if (refused != 0) {
+        return refused < 0 ? -1 : READ_RAW;
+    }
+    PyObject *probe = PyObject_GetAttr(obj, fast.s_index); /* hasattr(obj, "index") */
+    if (probe == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return -1;
+        }
+        PyErr_Clear();
+        return READ_RAW;
+    }
+    Py_DECREF(probe);
+    /* _from_object: function, its name and arguments, then index, id, type. */
+    PyObject *function = getattr_or_none(obj, fast.s_function);
+    if (function == NULL) {
+        return -1;
+    }
+    int read = read_function(obj, function, f);
+    Py_DECREF(function);
+    if (read < 0 || (f->index = getattr_or_none(obj, fast.s_index)) == NULL ||
+        (f->id = getattr_or_none(obj, fast.s_id)) == NULL ||
+        (f->kind = getattr_or_none(obj, fast.s_type)) == NULL) {
+        return -1;
+    }
+    return fields_valid(f) ? READ_OK : READ_CHECK;
+}
+
+/* delta_fields(delta), the shapes it takes without coerce_delta, plus the SDK object. */
+static int read_fields(PyObject *delta, Fields *f) {
+    if (PyDict_CheckExact(delta)) {
+        return read_dict(delta, f);
+    }
+    if (Py_IS_TYPE(delta, (PyTypeObject *)fast.delta_type)) {
+        return read_delta_object(delta, f);
+    }
+    return read_object(delta, f);
+}
+
+/* `ArgumentsDelta(index=index, fragment=fragment)` as assembler._arguments_delta builds it:
+ * object.__new__ and the slot descriptors' __set__, without the dataclass __init__. */
+static PyObject *new_arguments_delta(PyObject *index, PyObject *fragment) {
+    PyTypeObject *type = fast.arguments_delta;
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    descrsetfunc set = (descrsetfunc)PyType_GetSlot(Py_TYPE(fast.index_slot), Py_tp_descr_set);
+    PyObject *event = alloc(type, 0);
+    if (event == NULL) {
+        return NULL;
+    }
+    if (set(fast.index_slot, event, index) < 0 || set(fast.fragment_slot, event, fragment) < 0) {
+        Py_DECREF(event);
+        return NULL;
+    }
+    return event;
+}
+
+/* self._apply(index, call_id, kind, name, arguments): the Python path. */
+static PyObject *python_apply(PyObject *self, const Fields *f) {
+    return PyObject_CallMethodObjArgs(self, fast.s_apply, f->index, f->id, f->kind, f->name,
+                                      f->arguments, NULL);
+}
+
+/* The hot path's condition (assembler._apply), and what the C path needs besides:
+ *   call is not None and arguments and call.state is _ACCUMULATING_ARGS
+ *   and not (call_id or name or call.closed)
+ * + no schema checks, a TextBuffer, a Scanner still on its native path. */
+static int is_hot(PyObject *call_obj, const Fields *f) {
+    if (!PyObject_TypeCheck(call_obj, fast.call_type)) {
+        return 0;
+    }
+    CallObject *call = (CallObject *)call_obj;
+    return non_empty(f->arguments) && call->state == fast.accumulating && !non_empty(f->id) &&
+           !non_empty(f->name) && !call->closed && call->checks == Py_None &&
+           call->buffer != NULL && Py_IS_TYPE(call->buffer, fast.text_type) &&
+           call->tokenizer != NULL && ts_scanner_is_native(fast.module, call->tokenizer) == 1;
+}
+
+/* `self._last = call` */
+static void set_last(AsmObject *self, PyObject *call) { set_ref(&self->last, call); }
+
+/* The hot path of _apply for `call` (a strong reference held by the caller): 1 and *out (the
+ * events) when C took the fragment, 0 when the Python path must (nothing changed), -1. */
+static int feed_hot(AsmObject *self, PyObject *call_obj, const Fields *f, PyObject **out) {
+    if (!is_hot(call_obj, f)) {
+        return 0;
+    }
+    CallObject *call = (CallObject *)call_obj;
+    TextBuffer *buffer = (TextBuffer *)call->buffer;
+    /* length = buffer.length + len(arguments); if length <= self._max_argument_chars: */
+    Py_ssize_t n = PyUnicode_GetLength(f->arguments);
+    if (n > self->max_chars - buffer->length) {
+        return 0;
+    }
+    Py_ssize_t length = buffer->length + n;
+    /* All that can fail comes before the scan, which advances the scanner. */
+    if (text_reserve(buffer) < 0) {
+        return -1;
+    }
+    PyObject *events = PyList_New(1);
+    if (events == NULL) {
+        return -1;
+    }
+    PyObject *event = new_arguments_delta(call->index, f->arguments);
+    if (event == NULL) {
+        Py_DECREF(events);
+        return -1;
+    }
+    PyList_SetItem(events, 0, event); /* steals event; cannot fail: index 0 of a 1-list */
+    int scanned = ts_scan(call->tokenizer, f->arguments);
+    if (scanned < 0 || scanned == TS_HANDOVER) {
+        Py_DECREF(events);
+        return scanned < 0 ? -1 : 0;
+    }
+    /* self._last = call; buffer.append_to_length(arguments, length) */
+    set_last(self, call_obj);
+    text_push(buffer, f->arguments, length);
+    if (scanned == TS_CLOSED) {
+        /* if closed: self._closed(call, arguments, events) */
+        PyObject *done = PyObject_CallMethodObjArgs((PyObject *)self, fast.s_closed, call_obj,
+                                                    f->arguments, events, NULL);
+        if (done == NULL) {
+            Py_DECREF(events);
+            return -1;
+        }
+        Py_DECREF(done);
+    }
+    *out = events;
+    return 1;
+}
+
+/* _apply(*fields): `call = self._calls.get(index) if index is not None else None`, then the
+ * hot path in C or the Python method. */
+static PyObject *apply_fields(AsmObject *self, const Fields *f) {
+    if (f->index == Py_None || self->calls == NULL || !PyDict_CheckExact(self->calls)) {
+        return python_apply((PyObject *)self, f);
+    }
+    PyObject *call = PyDict_GetItemWithError(self->calls, f->index);
+    if (call == NULL) {
+        return PyErr_Occurred() ? NULL : python_apply((PyObject *)self, f);
+    }
+    Py_INCREF(call);
+    PyObject *events = NULL;
+    int taken = feed_hot(self, call, f, &events);
+    Py_DECREF(call);
+    if (taken < 0) {
+        return NULL;
+    }
+    return taken ? events : python_apply((PyObject *)self, f);
+}
+
+/* `self._apply(*checked_fields(*fields))`: coerce_delta's last step, in Python. */
+static PyObject *apply_checked(PyObject *self, const Fields *f) {
+    PyObject *fields = PyObject_CallFunctionObjArgs(fast.checked_fields, f->index, f->id,
+                                                    f->kind, f->name, f->arguments, NULL);
+    if (fields == NULL) {
+        return NULL;
+    }
+    PyObject *apply = PyObject_GetAttr(self, fast.s_apply);
+    PyObject *events = apply == NULL ? NULL : PyObject_Call(apply, fields, NULL);
+    Py_XDECREF(apply);
+    Py_DECREF(fields);
+    return events;
+}
+
+/* The parameters of a METH_FASTCALL | METH_KEYWORDS method that takes `n` required
+ * parameters by position or by name, like `def method(self, a, b)`. */
+static int parse_params(const char *method, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames, const char *const *names, Py_ssize_t n,
+                        PyObject **out) {
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_Size(kwnames);
+    if (nargs > n) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd positional arguments but %zd were given",
+                     method, n + 1, nargs + 1);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        out[i] = i < nargs ? args[i] : NULL;
+    }
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GetItem(kwnames, k);
+        Py_ssize_t i = 0;
+        while (i < n && PyUnicode_CompareWithASCIIString(key, names[i]) != 0) {
+            i++;
+        }
+        if (i == n || out[i] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got %s argument %R", method,
+                         i == n ? "an unexpected keyword" : "multiple values for", key);
+            return -1;
+        }
+        out[i] = args[nargs + k];
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (out[i] == NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument: '%s'", method,
+                         names[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Assembler.feed(delta): `return self._apply(*delta_fields(delta))` */
+static PyObject *asm_feed(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames) {
+    static const char *const names[] = {"delta"};
+    PyObject *delta;
+    if (!configured() || parse_params("feed", args, nargs, kwnames, names, 1, &delta) < 0) {
+        return NULL;
+    }
+    Fields f = {NULL, NULL, NULL, NULL, NULL};
+    PyObject *events = NULL;
+    switch (read_fields(delta, &f)) {
+    case READ_OK:
+        events = apply_fields((AsmObject *)op, &f);
+        break;
+    case READ_CHECK:
+        events = apply_checked(op, &f);
+        break;
+    case READ_RAW:
+        events = PyObject_CallFunctionObjArgs(fast.python_feed, op, delta, NULL);
+        break;
+    default: /* -1: the exception reading the delta, as the Python path raises it */
+        break;
+    }
+    fields_clear(&f);
+    return events;
+}
+
+/* Assembler.feed_arguments(index, fragment):
+ *   if type(index) is not int or index < 0 or type(fragment) is not str:
+ *       return self.feed(Delta(index=index, arguments=fragment))  # the Python method
+ *   return self._apply(index, None, None, None, fragment) */
+static PyObject *asm_feed_arguments(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+    static const char *const names[] = {"index", "fragment"};
+    PyObject *params[2];
+    if (!configured() ||
+        parse_params("feed_arguments", args, nargs, kwnames, names, 2, params) < 0) {
+        return NULL;
+    }
+    PyObject *index = params[0], *fragment = params[1];
+    if (!PyLong_CheckExact(index) || is_negative(index) || !PyUnicode_CheckExact(fragment)) {
+        return PyObject_CallFunctionObjArgs(fast.python_feed_arguments, op, index, fragment,
+                                            NULL);
+    }
+    Fields f = {index, Py_None, Py_None, Py_None, fragment}; /* borrowed: the caller's */
+    return apply_fields((AsmObject *)op, &f);
+}
+
+static PyMethodDef asm_methods[] = {
+    {"feed", (PyCFunction)(void (*)(void))asm_feed, METH_FASTCALL | METH_KEYWORDS,
+     "Take one tool-call delta; return the events it caused (the C hot path)."},
+    {"feed_arguments", (PyCFunction)(void (*)(void))asm_feed_arguments,
+     METH_FASTCALL | METH_KEYWORDS,
+     "``feed(Delta(index=index, arguments=fragment))`` (the C hot path)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef asm_members[] = {
+    {"_calls", T_OBJECT_EX, offsetof(AsmObject, calls), 0, NULL},
+    {"_last", T_OBJECT_EX, offsetof(AsmObject, last), 0, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyGetSetDef asm_getset[] = {
+    {"_max_argument_chars", asm_get_max_chars, asm_set_max_chars, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot asm_slots[] = {
+    {Py_tp_doc, "The members of the assembler that the native hot path reads, and its feed."},
+    {Py_tp_new, asm_new},
+    {Py_tp_dealloc, asm_dealloc},
+    {Py_tp_traverse, asm_traverse},
+    {Py_tp_clear, asm_clear},
+    {Py_tp_methods, asm_methods},
+    {Py_tp_members, asm_members},
+    {Py_tp_getset, asm_getset},
+    {0, NULL},
+};
+
+static PyType_Spec asm_spec = {
+    "toolstitch._native.AssemblerBase", sizeof(AsmObject), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, asm_slots,
+};
+
+/* -- configure_fast_path() ------------------------------------------------------------------ */
+
+/* The member descriptors of ArgumentsDelta's two fields, of one type with a __set__. */
+static int check_slots(PyObject *index_slot, PyObject *fragment_slot) {
+    if (Py_TYPE(index_slot) != Py_TYPE(fragment_slot) ||
+        PyType_GetSlot(Py_TYPE(index_slot), Py_tp_descr_set) == NULL) {
+        PyErr_SetString(PyExc_TypeError, "index_slot and fragment_slot must be slot descriptors");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *configure_fast_path(PyObject *module, PyObject *args, PyObject *kwargs) {
+    (void)module;
+    static char *kwlist[] = {"join_every",     "text_snapshot",  "empty_text",
+                             "accumulating",   "arguments_delta", "index_slot",
+                             "fragment_slot",  "delta_type",      "mapping",
+                             "not_deltas",     "checked_fields",  "python_feed",
+                             "python_feed_arguments", NULL};
+    Py_ssize_t join_every;
+    PyObject *o[12];
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$nOOOO!OOOOOOOO:configure_fast_path",
+                                     kwlist, &join_every, &o[0], &o[1], &o[2], &PyType_Type,
+                                     &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10],
+                                     &o[11])) {
+        return NULL;
+    }
+    if (join_every < 1) {
+        PyErr_SetString(PyExc_ValueError, "join_every must be positive");
+        return NULL;
+    }
+    if (check_slots(o[4], o[5]) < 0) {
+        return NULL;
+    }
+    set_ref(&fast.text_snapshot, o[0]);
+    set_ref(&fast.empty_text, o[1]);
+    set_ref(&fast.accumulating, o[2]);
+    set_ref((PyObject **)&fast.arguments_delta, o[3]);
+    set_ref(&fast.index_slot, o[4]);
+    set_ref(&fast.fragment_slot, o[5]);
+    set_ref(&fast.delta_type, o[6]);
+    set_ref(&fast.mapping, o[7]);
+    set_ref(&fast.not_deltas, o[8]);
+    set_ref(&fast.checked_fields, o[9]);
+    set_ref(&fast.python_feed, o[10]);
+    set_ref(&fast.python_feed_arguments, o[11]);
+    fast.join_every = join_every;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef fast_functions[] = {
+    {"configure_fast_path", (PyCFunction)(void (*)(void))configure_fast_path,
+     METH_VARARGS | METH_KEYWORDS,
+     "Hand the fast feed the Python objects it needs (core/assembler.py calls it once)."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* -- module init ----------------------------------------------------------------------------- */
+
+static int intern(PyObject **slot, const char *text) {
+    PyObject *name = PyUnicode_InternFromString(text);
+    if (name == NULL) {
+        return -1;
+    }
+    set_ref(slot, name);
+    Py_DECREF(name);
+    return 0;
+}
+
+static int intern_names(void) {
+    int ok = intern(&fast.s_function, "function") == 0 && intern(&fast.s_index, "index") == 0 &&
+             intern(&fast.s_id, "id") == 0 && intern(&fast.s_type, "type") == 0 &&
+             intern(&fast.s_name, "name") == 0 && intern(&fast.s_arguments, "arguments") == 0 &&
+             intern(&fast.s_get, "get") == 0 && intern(&fast.s_apply, "_apply") == 0 &&
+             intern(&fast.s_closed, "_closed") == 0 && intern(&fast.s_empty, "") == 0;
+    return ok ? 0 : -1;
+}
+
+/* Create the type of `spec`, add it to the module and keep it in *slot. */
+static int add_type(PyObject *module, PyType_Spec *spec, const char *name, PyTypeObject **slot) {
+    PyObject *type = PyType_FromModuleAndSpec(module, spec, NULL);
+    if (type == NULL) {
+        return -1;
+    }
+    int added = PyModule_AddObjectRef(module, name, type);
+    if (added == 0) {
+        set_ref((PyObject **)slot, type);
+    }
+    Py_DECREF(type);
+    return added;
+}
+
+int ts_fastpath_init(PyObject *module) {
+    if (intern_names() < 0 ||
+        add_type(module, &text_spec, "TextBuffer", &fast.text_type) < 0 ||
+        add_type(module, &call_spec, "CallBase", &fast.call_type) < 0 ||
+        add_type(module, &asm_spec, "AssemblerBase", &fast.assembler_type) < 0 ||
+        PyModule_AddFunctions(module, fast_functions) < 0) {
+        return -1;
+    }
+    set_ref(&fast.module, module);
+    return 0;
+}
