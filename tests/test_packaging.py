@@ -90,8 +90,11 @@ def test_the_wheel_carries_the_licence_data_files_and_the_stable_abi_extension(
     for label in ("Documentation", "Changelog", "Issues"):
         assert f"Project-URL: {label}, " in text
     # Development tools are dependency groups, not extras users see.
-    assert "Provides-Extra: test" not in text
-    assert "Provides-Extra: lint" not in text
+    extras = {
+        line.partition(": ")[2] for line in text.splitlines() if line.startswith("Provides-Extra:")
+    }
+    assert not extras & {"test", "bench", "lint", "docs"}, extras
+    assert {"cli", "testing", "otel"} <= extras
 
 
 def test_the_sdist_carries_the_licence_and_the_c_sources(dist: Path) -> None:
