@@ -20,7 +20,9 @@ from toolstitch.vocab.native import PURE_PYTHON_ENV, REASON
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
-#: The core, property, stateful and differential tests: marked ``both_paths``. The whole suite
+#: The core, property, stateful and differential tests: marked ``both_paths``. (The tokenizer's
+#: own tests are not among them: they test the pure-Python ``ArgumentsTokenizer`` directly, the
+#: same on either path; ``test_native_scanner.py`` compares the C scanner with it.) The whole suite
 #: runs on the active path (the C extension when it is built); the README's test command then
 #: runs these again with ``TOOLSTITCH_PURE_PYTHON=1 pytest -m both_paths``, so the pure-Python
 #: reference passes them too (docs/native.md).
@@ -36,7 +38,6 @@ BOTH_PATHS: frozenset[str] = frozenset(
         "test_native_scanner.py",
         "test_properties.py",
         "test_stateful.py",
-        "test_tokenizer.py",
     }
 )
 
