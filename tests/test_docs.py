@@ -128,3 +128,18 @@ def test_api_reference_is_generated_from_the_code() -> None:
         for path in (ROOT / "docs" / "reference").glob("*.md")
     }
     assert on_disk == pages, "docs/reference/ is stale: run python docs/_scripts/make_api_doc.py"
+
+
+def test_the_readme_first_example_prints_what_the_readme_says() -> None:
+    """The README's first example runs as written, alone, and prints its ``text`` block."""
+    import contextlib
+    import io
+
+    section = (ROOT / "README.md").read_text().split("## A first example", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = section.split("```text\n", 1)[1].split("```", 1)[0]
+    assert len(code.splitlines()) <= 20
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md", "exec"), {})  # the project's own documentation
+    assert out.getvalue() == shown

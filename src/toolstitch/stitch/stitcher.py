@@ -407,7 +407,10 @@ class Stitcher:
             if fragment is not None:
                 item = fragment(data)
                 if item is not None:  # the adapter's commonest event: straight to the core
-                    return self._observe(self.assembler.feed_arguments(*item))
+                    events = self.assembler.feed_arguments(*item)
+                    if len(events) == 1 and type(events[0]) is ArgumentsDelta and self._understood:
+                        return events  # what ``_observe`` would return, noting nothing
+                    return self._observe(events)
             return self._observe(self._events(direct(data, None)))
         if self._sse is not None and type(data) is bytes and not (self._dead or self._closed):
             # The common case of a byte stream: SSE, its framing known and its decoder alive.
