@@ -27,13 +27,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from toolstitch.adapters import PROVIDERS  # noqa: E402 - the fuzz targets' selector order
 from toolstitch.decode.jsonarray import JSONArrayDecoder  # noqa: E402
 from toolstitch.decode.sse import SSEDecoder  # noqa: E402
 from toolstitch.vocab.errors import StreamDecodeError  # noqa: E402
 
 SEEDS = Path(__file__).resolve().parent / "corpus-seeds"
 SHARED = ROOT.parent / "shared" / "corpus"
-PROVIDERS = ("openai-chat", "openai-responses", "anthropic", "gemini")
 _API = {"anthropic-messages": "anthropic"}
 
 RS, US = "\x1e", "\x1f"
