@@ -1,7 +1,8 @@
 """The native fast feed against the pure-Python path and the floor, in one process.
 
-For each workload (small ~150 B, medium ~10 KB, parallel8, write_file_64k) and shape (OpenAI
-deltas fed to ``Assembler.feed``; Anthropic events fed to ``Stitcher(provider="anthropic")``)
+For each workload (small ~150 B, medium ~10 KB, parallel8, write_file_64k, write_file_1m) and
+shape (OpenAI deltas fed to ``Assembler.feed``; Anthropic events fed to
+``Stitcher(provider="anthropic")``; SSE body bytes fed to ``Stitcher()``, end to end)
 it times the floor (append, one ``json.loads`` per call), the native ``Assembler`` and the
 pure-Python one (``_PythonAssembler``), interleaved round by round; the figures to read are
 the ratios to the floor. ``--memory`` measures the memory per open call on both paths;
@@ -29,10 +30,12 @@ from competitors import (
     LIMITS,
     floor_json,
     floor_json_anthropic,
+    floor_sse,
     toolstitch_anthropic,
     toolstitch_assembler,
+    toolstitch_sse,
 )
-from workloads import Workload, anthropic_events, by_name
+from workloads import Workload, anthropic_events, by_name, sse_body
 
 import toolstitch
 from toolstitch import CallReady, Stitcher
@@ -41,7 +44,7 @@ from toolstitch.stitch import stitcher as stitch_module
 from toolstitch.vocab.native import REASON
 
 PythonAssembler: Any = vars(core)["_PythonAssembler"]
-WORKLOADS = ("small", "medium", "parallel8", "write_file_64k")
+WORKLOADS = ("small", "medium", "parallel8", "write_file_64k", "write_file_1m")
 
 
 @contextmanager
@@ -83,7 +86,13 @@ def python_anthropic(events: list[dict[str, Any]]) -> dict[int, Any]:
     return ready
 
 
-Approach = Callable[[list[dict[str, Any]]], dict[int, Any]]
+def python_sse(pieces: list[Any]) -> dict[int, Any]:
+    """``competitors.toolstitch_sse`` (SSE bytes end to end) on the pure-Python path."""
+    with pure_python():
+        return toolstitch_sse(pieces)
+
+
+Approach = Callable[[list[Any]], dict[int, Any]]
 SHAPES: dict[str, dict[str, Approach]] = {
     "openai": {"floor": floor_json, "native": toolstitch_assembler, "pure": python_assembler},
     "anthropic": {
@@ -91,10 +100,13 @@ SHAPES: dict[str, dict[str, Approach]] = {
         "native": toolstitch_anthropic,
         "pure": python_anthropic,
     },
+    "sse": {"floor": floor_sse, "native": toolstitch_sse, "pure": python_sse},
 }
 
 
-def inputs(workload: Workload, shape: str) -> list[dict[str, Any]]:
+def inputs(workload: Workload, shape: str) -> list[Any]:
+    if shape == "sse":
+        return sse_body(workload)
     return workload.deltas if shape == "openai" else anthropic_events(workload)
 
 
@@ -139,7 +151,7 @@ def measure(workload: Workload, shape: str, rounds: int) -> dict[str, float]:
 def memory_per_open_call(cls: Any) -> float:
     """``tests/test_memory.py``'s measure: traced bytes per call of 2,000 open calls."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from test_memory import kept_per_open_call  # type: ignore[import-not-found]
+    from test_memory import kept_per_open_call  # type: ignore[import-not-found,unused-ignore]
 
     per_call: float = kept_per_open_call(cls)
     return per_call

@@ -49,7 +49,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    return [f"hot path: {REASON} (set {PURE_PYTHON_ENV}=1 for pure Python)", *_corpus_header()]
+    hint = "" if REASON.startswith("pure") else f" (set {PURE_PYTHON_ENV}=1 for pure Python)"
+    return [f"hot path: {REASON}{hint}", *_corpus_header()]
 
 
 def _corpus_header() -> list[str]:

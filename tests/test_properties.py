@@ -151,7 +151,7 @@ def test_any_interleaving_of_parallel_calls_gives_the_same_calls(data: st.DataOb
     indexes, texts, fragment_lists = data.draw(parallel_calls())
     # Each stream: a header delta (None) first, then the fragments.
     streams: list[list[str | None]] = [[None, *fragments] for fragments in fragment_lists]
-    order = data.draw(interleavings(streams))  # type: ignore[arg-type]
+    order = data.draw(interleavings(streams))
     asm = Assembler()
     per_feed: list[list[Event]] = []
     ready_feed: dict[int, int] = {}
