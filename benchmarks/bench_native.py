@@ -26,8 +26,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import competitors
 from competitors import (
-    LIMITS,
     floor_json,
     floor_json_anthropic,
     floor_sse,
@@ -38,7 +38,6 @@ from competitors import (
 from workloads import Workload, anthropic_events, by_name, sse_body
 
 import toolstitch
-from toolstitch import CallReady, Stitcher
 from toolstitch.core import assembler as core
 from toolstitch.stitch import stitcher as stitch_module
 from toolstitch.vocab.native import REASON
@@ -49,41 +48,29 @@ WORKLOADS = ("small", "medium", "parallel8", "write_file_64k", "write_file_1m")
 
 @contextmanager
 def pure_python() -> Iterator[None]:
-    """Within: a new ``Stitcher`` builds the pure-Python assembler."""
-    names = vars(stitch_module)
-    saved = names["Assembler"]
-    names["Assembler"] = PythonAssembler
+    """Within: a new ``Assembler`` made by ``competitors`` and a new ``Stitcher`` are the
+    pure-Python ones (their modules' ``Assembler`` name, swapped back after)."""
+    spaces = (vars(stitch_module), vars(competitors))
+    saved = [names["Assembler"] for names in spaces]
+    for names in spaces:
+        names["Assembler"] = PythonAssembler
     try:
         yield
     finally:
-        names["Assembler"] = saved
+        for names, old in zip(spaces, saved, strict=True):
+            names["Assembler"] = old
 
 
 def python_assembler(deltas: list[dict[str, Any]]) -> dict[int, Any]:
     """``competitors.toolstitch_assembler`` on the pure-Python path."""
-    assembler = PythonAssembler(limits=LIMITS)
-    feed = assembler.feed
-    ready: dict[int, Any] = {}
-    for delta in deltas:
-        for event in feed(delta):
-            if type(event) is CallReady:
-                ready[event.call.index] = event.call.parsed_arguments
-    return ready
+    with pure_python():
+        return toolstitch_assembler(deltas)
 
 
 def python_anthropic(events: list[dict[str, Any]]) -> dict[int, Any]:
     """``competitors.toolstitch_anthropic`` on the pure-Python path."""
     with pure_python():
-        stitcher = Stitcher(provider="anthropic", limits=LIMITS)
-    ready: dict[int, Any] = {}
-    for event in events:
-        for out in stitcher.feed(event):
-            if type(out) is CallReady:
-                ready[out.call.index] = out.call.parsed_arguments
-    for out in stitcher.close():
-        if type(out) is CallReady:
-            ready[out.call.index] = out.call.parsed_arguments
-    return ready
+        return toolstitch_anthropic(events)
 
 
 def python_sse(pieces: list[Any]) -> dict[int, Any]:
