@@ -26,7 +26,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
-from toolstitch.core.instructions import Arguments, Item
+from toolstitch.core.instructions import Item
 from toolstitch.core.record import CallRecords
 from toolstitch.vocab.call_events import CallWarning
 from toolstitch.vocab.errors import ProviderError, ProviderQuirk
@@ -300,9 +300,10 @@ class Adapter:
 
     name: str = ""
     #: The adapter's shortcut for its commonest event, if it has one: a plain dict in, the
-    #: one ``Arguments`` item ``feed`` would return for it, or ``None`` (having done nothing)
-    #: when ``feed`` must read the event. The ``Stitcher`` applies the item itself.
-    _fragment: Callable[[Mapping[str, Any]], Arguments | None] | None = None
+    #: ``(index, fragment)`` of the one ``Arguments`` item ``feed`` would return for it, or
+    #: ``None`` (having done nothing) when ``feed`` must read the event. The ``Stitcher``
+    #: applies it itself.
+    _fragment: Callable[[Mapping[str, Any]], tuple[int, str] | None] | None = None
 
     def __init__(self, *, choice: int = 0, records: CallRecords | None = None) -> None:
         self.choice = choice

@@ -164,7 +164,7 @@ class AnthropicAdapter(Adapter):
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
         fragment = self._fragment(payload)
         if fragment is not None:
-            return [fragment]
+            return [arguments(*fragment)]
         kind = payload.get("type") or event
         out: list[Item] = []
         if kind == "content_block_delta":
@@ -191,10 +191,11 @@ class AnthropicAdapter(Adapter):
             self._unknown_type("event", kind, out)
         return out
 
-    def _fragment(self, payload: Mapping[str, Any]) -> Arguments | None:
+    def _fragment(self, payload: Mapping[str, Any]) -> tuple[int, str] | None:
         """The commonest event, cheaply: a ``content_block_delta`` whose ``input_json_delta``
-        continues a ``tool_use`` block, in plain dicts, as its ``Arguments`` instruction.
-        ``None``, having done nothing, for anything else (``_delta`` reads it then)."""
+        continues a ``tool_use`` block with text, in plain dicts, as ``(core index, fragment)``
+        (the ``Arguments`` it stands for, without building one). ``None``, having done
+        nothing, for anything else, an empty fragment included (``_delta`` reads it then)."""
         if payload.get("type") != "content_block_delta":
             return None
         delta = payload.get("delta")
@@ -204,7 +205,11 @@ class AnthropicAdapter(Adapter):
         state = self._blocks.get(index) if type(index) is int else None
         if state is None or state.kind not in CLIENT_BLOCKS:
             return None
-        return self._json_fragment(state, delta.get("partial_json"))
+        fragment = delta.get("partial_json")
+        if type(fragment) is not str or not fragment:
+            return None  # ``_json_fragment`` decides what an empty or odd one means
+        state.streamed = True
+        return state.core, fragment
 
     @staticmethod
     def _json_fragment(state: _Block, fragment: object) -> Arguments | None:

@@ -48,7 +48,7 @@ from toolstitch.adapters._base import provider_error
 from toolstitch.adapters.openai_chat import sdk_chunk
 from toolstitch.core.assembler import Assembler
 from toolstitch.core.ids import IdFactory
-from toolstitch.core.instructions import Arguments, Item
+from toolstitch.core.instructions import Item
 from toolstitch.decode.eventstream import (
     PRELUDE_BYTES,
     EventStreamDecoder,
@@ -313,7 +313,7 @@ class Stitcher:
     #: The adapter's reader of a plain dict, once nothing but reading is left to do.
     _direct: Callable[[Mapping[str, Any], str | None], Iterable[Item]] | None = None
     #: The adapter's ``_fragment``, with ``_direct`` (and no wrapper rule to apply).
-    _fragment: Callable[[Mapping[str, Any]], Arguments | None] | None = None
+    _fragment: Callable[[Mapping[str, Any]], tuple[int, str] | None] | None = None
     _understood = False  # some event meant something (see ``_not_understood``)
     _mismatch = False  # ... or contradicted by them
     _stream_error: StreamError | None = None
