@@ -723,6 +723,13 @@ class Tokenizer(Protocol):
     def close(self) -> None: ...
 
 
+@functools.lru_cache(maxsize=64)
+def _fallback(max_depth: int, cap: int) -> Callable[[], ArgumentsTokenizer]:
+    """The maker of a scanner's Python tokenizer for these limits: one shared by every call
+    with the same limits (it holds nothing else), not one built per call."""
+    return functools.partial(ArgumentsTokenizer, max_depth=max_depth, max_number_digits=cap)
+
+
 def make_tokenizer(
     *,
     max_depth: int,
@@ -745,9 +752,11 @@ def make_tokenizer(
         and BACKEND == "yajl2_c"
     ):
         cap = digit_cap(max_number_digits)
-        fallback = functools.partial(ArgumentsTokenizer, max_depth=max_depth, max_number_digits=cap)
         scanner = extension.Scanner(
-            max_depth=max_depth, max_number_digits=cap, fallback=fallback, text=text
+            max_depth=max_depth,
+            max_number_digits=cap,
+            fallback=_fallback(max_depth, cap),
+            text=text,
         )
         return cast(Tokenizer, scanner)
     return ArgumentsTokenizer(
