@@ -23,7 +23,6 @@ a delta at all raises ``InvalidDelta``, before any state changes.
 from __future__ import annotations
 
 import bisect
-import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -41,7 +40,7 @@ from toolstitch.core.machine import (
 )
 from toolstitch.core.record import CallRecord
 from toolstitch.json.diagnose import diagnose
-from toolstitch.json.lexicon import WHITESPACE, join_surrogates, locate, snippet
+from toolstitch.json.lexicon import WHITESPACE, join_surrogates, load_json, locate, snippet
 from toolstitch.json.tokenizer import (
     DepthExceeded,
     DigitsExceeded,
@@ -111,25 +110,9 @@ def _arguments_delta(index: int, fragment: str) -> ArgumentsDelta:
 _NO_NOTE: tuple[None, None] = (None, None)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-# ``json.loads(text, parse_constant=...)`` builds a new decoder on every call (half the cost
-# of loading a small call's arguments); this one decoder is built once and never changes.
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-
-
-def _loads(text: str) -> Any:
-    """``json.loads(text, parse_constant=_reject_constant)``, without a decoder per call."""
-    if text.startswith("\ufeff"):  # json.loads refuses a BOM before it decodes
-        return json.loads(text, parse_constant=_reject_constant)
-    return _DECODER.decode(text)
-
-
 #: The default ``empty_arguments``, loaded once (each assembler copies it when it uses it).
 _DEFAULT_EMPTY = "{}"
-_DEFAULT_EMPTY_PARSED: dict[str, Any] = _loads(_DEFAULT_EMPTY)
+_DEFAULT_EMPTY_PARSED: dict[str, Any] = load_json(_DEFAULT_EMPTY)
 
 _set_call_fields = tuple(
     vars(ToolCall)[name].__set__
@@ -348,7 +331,7 @@ class _AssemblerBody:
             parsed = _DEFAULT_EMPTY_PARSED  # shared: ``_ready`` hands out copies only
         else:
             try:
-                parsed = _loads(empty_arguments)
+                parsed = load_json(empty_arguments)
             except ValueError:
                 parsed = None
         if not isinstance(parsed, dict):
@@ -802,7 +785,7 @@ class _AssemblerBody:
             # The halves of a pair may have come as separate code points: load them joined.
             source = join_surrogates(arguments)
             try:
-                parsed = _loads(source)
+                parsed = load_json(source)
             except (ValueError, RecursionError) as exc:
                 # The tokenizer accepted what json.loads refuses: never report it ready.
                 self._unloadable(call, exc, events)

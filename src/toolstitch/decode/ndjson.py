@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any, NoReturn, TypeAlias
 
-from toolstitch.json.lexicon import WHITESPACE_BYTES
+from toolstitch.json.lexicon import WHITESPACE_BYTES, load_json
 from toolstitch.vocab.errors import StreamDecodeError
 
 __all__ = ["NDJSONDecoder", "NDJSONItem"]
@@ -34,11 +34,6 @@ __all__ = ["NDJSONDecoder", "NDJSONItem"]
 NDJSONItem: TypeAlias = dict[str, Any] | StreamDecodeError
 
 _NEWLINE = 0x0A
-
-
-def _no_constant(name: str) -> NoReturn:
-    # json.loads accepts NaN, Infinity and -Infinity; JSON does not.
-    raise ValueError(f"{name} is not JSON")
 
 
 class NDJSONDecoder:
@@ -155,7 +150,7 @@ class NDJSONDecoder:
             return  # a blank line (or a lone CR): nothing to decode
         text = raw.decode("utf-8", "replace")
         try:
-            value = json.loads(text, parse_constant=_no_constant)
+            value = load_json(text)
         except (ValueError, RecursionError) as exc:
             reason = exc.args[0] if isinstance(exc, ValueError) and exc.args else exc
             out.append(_bad(f"the line is not JSON ({reason})", start))
