@@ -43,22 +43,28 @@ from toolstitch.stitch import stitcher as stitch_module
 from toolstitch.vocab.native import REASON
 
 PythonAssembler: Any = vars(core)["_PythonAssembler"]
+PythonStitcher: Any = vars(stitch_module)["_PythonStitcher"]
 WORKLOADS = ("small", "medium", "parallel8", "write_file_64k", "write_file_1m")
 
 
 @contextmanager
 def pure_python() -> Iterator[None]:
-    """Within: a new ``Assembler`` made by ``competitors`` and a new ``Stitcher`` are the
-    pure-Python ones (their modules' ``Assembler`` name, swapped back after)."""
-    spaces = (vars(stitch_module), vars(competitors))
-    saved = [names["Assembler"] for names in spaces]
-    for names in spaces:
-        names["Assembler"] = PythonAssembler
+    """Within: the ``Assembler`` and the ``Stitcher`` that ``competitors`` makes are the
+    pure-Python ones, and so is the assembler inside that stitcher (the modules' names,
+    swapped back after)."""
+    swaps = [
+        (vars(stitch_module), "Assembler", PythonAssembler),
+        (vars(competitors), "Assembler", PythonAssembler),
+        (vars(competitors), "Stitcher", PythonStitcher),
+    ]
+    saved = [names[name] for names, name, _ in swaps]
+    for names, name, value in swaps:
+        names[name] = value
     try:
         yield
     finally:
-        for names, old in zip(spaces, saved, strict=True):
-            names["Assembler"] = old
+        for (names, name, _), old in zip(swaps, saved, strict=True):
+            names[name] = old
 
 
 def python_assembler(deltas: list[dict[str, Any]]) -> dict[int, Any]:

@@ -26,6 +26,7 @@ __all__ = ["SHARED_BODIES", "ProjectDocstrings", "comment_above", "literal_block
 #: module -> {public name: the private class whose methods and docstring both twins share}.
 SHARED_BODIES: dict[str, dict[str, str]] = {
     "toolstitch.core.assembler": {"Assembler": "_AssemblerBody"},
+    "toolstitch.stitch.stitcher": {"Stitcher": "_StitcherBody"},
 }
 
 # "::" closing a paragraph, before the blank line that opens the literal block.

@@ -51,13 +51,13 @@ typedef struct {
     PyObject *python_feed_arguments;  /* the Python Assembler.feed_arguments */
     /* Interned names. */
     PyObject *s_function, *s_index, *s_id, *s_type, *s_name, *s_arguments;
-    PyObject *s_get, *s_apply, *s_closed, *s_empty;
+    PyObject *s_get, *s_apply, *s_closed, *s_empty, *s_feed_arguments;
 } FastState;
 
 static FastState fast;
 
 /* Replace *slot by a new reference to value (NULL allowed). */
-static void set_ref(PyObject **slot, PyObject *value) {
+void ts_set_ref(PyObject **slot, PyObject *value) {
     PyObject *old = *slot;
     Py_XINCREF(value);
     *slot = value;
@@ -412,7 +412,7 @@ static int call_clear(PyObject *op) {
 
 /* The dealloc of a GC heap type whose members `clear` drops (subclass instances included:
  * subtype_dealloc leaves the type's reference to the heap base's dealloc). */
-static void gc_dealloc(PyObject *op, inquiry clear) {
+void ts_gc_dealloc(PyObject *op, inquiry clear) {
     PyTypeObject *type = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
     clear(op);
@@ -421,7 +421,7 @@ static void gc_dealloc(PyObject *op, inquiry clear) {
     Py_DECREF(type);
 }
 
-static void call_dealloc(PyObject *op) { gc_dealloc(op, call_clear); }
+static void call_dealloc(PyObject *op) { ts_gc_dealloc(op, call_clear); }
 
 static PyMemberDef call_members[] = {
     {"buffer", T_OBJECT_EX, offsetof(CallObject, buffer), 0, NULL},
@@ -475,7 +475,7 @@ static int asm_clear(PyObject *op) {
     return 0;
 }
 
-static void asm_dealloc(PyObject *op) { gc_dealloc(op, asm_clear); }
+static void asm_dealloc(PyObject *op) { ts_gc_dealloc(op, asm_clear); }
 
 static PyObject *asm_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     (void)args;
@@ -516,7 +516,7 @@ static int asm_set_max_chars(PyObject *op, PyObject *value, void *closure) {
             max_chars = (Py_ssize_t)number;
         }
     }
-    set_ref(&self->max_chars_obj, value);
+    ts_set_ref(&self->max_chars_obj, value);
     self->max_chars = max_chars;
     return 0;
 }
@@ -736,7 +736,7 @@ static int is_hot(PyObject *call_obj, const Fields *f) {
 }
 
 /* `self._last = call` */
-static void set_last(AsmObject *self, PyObject *call) { set_ref(&self->last, call); }
+static void set_last(AsmObject *self, PyObject *call) { ts_set_ref(&self->last, call); }
 
 /* The hot path of _apply for `call` (a strong reference held by the caller): 1 and *out (the
  * events) when C took the fragment, 0 when the Python path must (nothing changed), -1. */
@@ -824,9 +824,9 @@ static PyObject *apply_checked(PyObject *self, const Fields *f) {
 
 /* The parameters of a METH_FASTCALL | METH_KEYWORDS method that takes `n` required
  * parameters by position or by name, like `def method(self, a, b)`. */
-static int parse_params(const char *method, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames, const char *const *names, Py_ssize_t n,
-                        PyObject **out) {
+int ts_parse_params(const char *method, PyObject *const *args, Py_ssize_t nargs,
+                    PyObject *kwnames, const char *const *names, Py_ssize_t n,
+                    PyObject **out) {
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_Size(kwnames);
     if (nargs > n) {
         PyErr_Format(PyExc_TypeError, "%s() takes %zd positional arguments but %zd were given",
@@ -864,7 +864,7 @@ static PyObject *asm_feed(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames) {
     static const char *const names[] = {"delta"};
     PyObject *delta;
-    if (!configured() || parse_params("feed", args, nargs, kwnames, names, 1, &delta) < 0) {
+    if (!configured() || ts_parse_params("feed", args, nargs, kwnames, names, 1, &delta) < 0) {
         return NULL;
     }
     Fields f = {NULL, NULL, NULL, NULL, NULL};
@@ -895,7 +895,7 @@ static PyObject *asm_feed_arguments(PyObject *op, PyObject *const *args, Py_ssiz
     static const char *const names[] = {"index", "fragment"};
     PyObject *params[2];
     if (!configured() ||
-        parse_params("feed_arguments", args, nargs, kwnames, names, 2, params) < 0) {
+        ts_parse_params("feed_arguments", args, nargs, kwnames, names, 2, params) < 0) {
         return NULL;
     }
     PyObject *index = params[0], *fragment = params[1];
@@ -905,6 +905,20 @@ static PyObject *asm_feed_arguments(PyObject *op, PyObject *const *args, Py_ssiz
     }
     Fields f = {index, Py_None, Py_None, Py_None, fragment}; /* borrowed: the caller's */
     return apply_fields((AsmObject *)op, &f);
+}
+
+/* feed_arguments(index, fragment) of `assembler` (fastpath.h). */
+PyObject *ts_feed_arguments(PyObject *assembler, PyObject *index, PyObject *fragment) {
+    if (fast.join_every > 0 && PyObject_TypeCheck(assembler, fast.assembler_type) &&
+        PyLong_CheckExact(index) && !is_negative(index) && PyUnicode_CheckExact(fragment)) {
+        Fields f = {index, Py_None, Py_None, Py_None, fragment}; /* borrowed: the caller's */
+        return apply_fields((AsmObject *)assembler, &f);
+    }
+    return PyObject_CallMethodObjArgs(assembler, fast.s_feed_arguments, index, fragment, NULL);
+}
+
+int ts_is_arguments_delta(PyObject *event) {
+    return fast.arguments_delta != NULL && Py_IS_TYPE(event, fast.arguments_delta);
 }
 
 static PyMethodDef asm_methods[] = {
@@ -978,18 +992,18 @@ static PyObject *configure_fast_path(PyObject *module, PyObject *args, PyObject 
     if (check_slots(o[4], o[5]) < 0) {
         return NULL;
     }
-    set_ref(&fast.text_snapshot, o[0]);
-    set_ref(&fast.empty_text, o[1]);
-    set_ref(&fast.accumulating, o[2]);
-    set_ref((PyObject **)&fast.arguments_delta, o[3]);
-    set_ref(&fast.index_slot, o[4]);
-    set_ref(&fast.fragment_slot, o[5]);
-    set_ref(&fast.delta_type, o[6]);
-    set_ref(&fast.mapping, o[7]);
-    set_ref(&fast.not_deltas, o[8]);
-    set_ref(&fast.checked_fields, o[9]);
-    set_ref(&fast.python_feed, o[10]);
-    set_ref(&fast.python_feed_arguments, o[11]);
+    ts_set_ref(&fast.text_snapshot, o[0]);
+    ts_set_ref(&fast.empty_text, o[1]);
+    ts_set_ref(&fast.accumulating, o[2]);
+    ts_set_ref((PyObject **)&fast.arguments_delta, o[3]);
+    ts_set_ref(&fast.index_slot, o[4]);
+    ts_set_ref(&fast.fragment_slot, o[5]);
+    ts_set_ref(&fast.delta_type, o[6]);
+    ts_set_ref(&fast.mapping, o[7]);
+    ts_set_ref(&fast.not_deltas, o[8]);
+    ts_set_ref(&fast.checked_fields, o[9]);
+    ts_set_ref(&fast.python_feed, o[10]);
+    ts_set_ref(&fast.python_feed_arguments, o[11]);
     fast.join_every = join_every;
     Py_RETURN_NONE;
 }
@@ -1003,34 +1017,35 @@ static PyMethodDef fast_functions[] = {
 
 /* -- module init ----------------------------------------------------------------------------- */
 
-static int intern(PyObject **slot, const char *text) {
+int ts_intern(PyObject **slot, const char *text) {
     PyObject *name = PyUnicode_InternFromString(text);
     if (name == NULL) {
         return -1;
     }
-    set_ref(slot, name);
+    ts_set_ref(slot, name);
     Py_DECREF(name);
     return 0;
 }
 
 static int intern_names(void) {
-    int ok = intern(&fast.s_function, "function") == 0 && intern(&fast.s_index, "index") == 0 &&
-             intern(&fast.s_id, "id") == 0 && intern(&fast.s_type, "type") == 0 &&
-             intern(&fast.s_name, "name") == 0 && intern(&fast.s_arguments, "arguments") == 0 &&
-             intern(&fast.s_get, "get") == 0 && intern(&fast.s_apply, "_apply") == 0 &&
-             intern(&fast.s_closed, "_closed") == 0 && intern(&fast.s_empty, "") == 0;
+    int ok = ts_intern(&fast.s_function, "function") == 0 && ts_intern(&fast.s_index, "index") == 0 &&
+             ts_intern(&fast.s_id, "id") == 0 && ts_intern(&fast.s_type, "type") == 0 &&
+             ts_intern(&fast.s_name, "name") == 0 && ts_intern(&fast.s_arguments, "arguments") == 0 &&
+             ts_intern(&fast.s_get, "get") == 0 && ts_intern(&fast.s_apply, "_apply") == 0 &&
+             ts_intern(&fast.s_closed, "_closed") == 0 && ts_intern(&fast.s_empty, "") == 0 &&
+             ts_intern(&fast.s_feed_arguments, "feed_arguments") == 0;
     return ok ? 0 : -1;
 }
 
 /* Create the type of `spec`, add it to the module and keep it in *slot. */
-static int add_type(PyObject *module, PyType_Spec *spec, const char *name, PyTypeObject **slot) {
+int ts_add_type(PyObject *module, PyType_Spec *spec, const char *name, PyTypeObject **slot) {
     PyObject *type = PyType_FromModuleAndSpec(module, spec, NULL);
     if (type == NULL) {
         return -1;
     }
     int added = PyModule_AddObjectRef(module, name, type);
     if (added == 0) {
-        set_ref((PyObject **)slot, type);
+        ts_set_ref((PyObject **)slot, type);
     }
     Py_DECREF(type);
     return added;
@@ -1038,12 +1053,12 @@ static int add_type(PyObject *module, PyType_Spec *spec, const char *name, PyTyp
 
 int ts_fastpath_init(PyObject *module) {
     if (intern_names() < 0 ||
-        add_type(module, &text_spec, "TextBuffer", &fast.text_type) < 0 ||
-        add_type(module, &call_spec, "CallBase", &fast.call_type) < 0 ||
-        add_type(module, &asm_spec, "AssemblerBase", &fast.assembler_type) < 0 ||
+        ts_add_type(module, &text_spec, "TextBuffer", &fast.text_type) < 0 ||
+        ts_add_type(module, &call_spec, "CallBase", &fast.call_type) < 0 ||
+        ts_add_type(module, &asm_spec, "AssemblerBase", &fast.assembler_type) < 0 ||
         PyModule_AddFunctions(module, fast_functions) < 0) {
         return -1;
     }
-    set_ref(&fast.module, module);
+    ts_set_ref(&fast.module, module);
     return 0;
 }

@@ -15,4 +15,28 @@
  * (called by module.c's exec slot). 0 or -1 with an exception set. */
 int ts_fastpath_init(PyObject *module);
 
+/* AssemblerBase.feed_arguments(index, fragment) on `assembler`, called from C: the C hot path
+ * when `assembler` is an AssemblerBase (configured) and the arguments are an exact int >= 0
+ * and an exact str; otherwise the method `feed_arguments` of the object. The events, or NULL
+ * with an exception set. (Callers make sure that no subclass overrides the method.) */
+PyObject *ts_feed_arguments(PyObject *assembler, PyObject *index, PyObject *fragment);
+
+/* 1 if `event` is exactly an ArgumentsDelta (once configured), else 0. */
+int ts_is_arguments_delta(PyObject *event);
+
+/* The parameters of a METH_FASTCALL | METH_KEYWORDS method that takes `n` required parameters
+ * by position or by name, like `def method(self, a, b)`: out[0..n-1], borrowed. 0 or -1. */
+int ts_parse_params(const char *method, PyObject *const *args, Py_ssize_t nargs,
+                    PyObject *kwnames, const char *const *names, Py_ssize_t n, PyObject **out);
+
+/* Shared helpers of the extension's types (eventpath.c uses them too). */
+/* Replace *slot by a new reference to value (NULL allowed). */
+void ts_set_ref(PyObject **slot, PyObject *value);
+/* The dealloc of a GC heap type whose members `clear` drops (subclass instances included). */
+void ts_gc_dealloc(PyObject *op, inquiry clear);
+/* *slot = the interned str `text`. 0 or -1. */
+int ts_intern(PyObject **slot, const char *text);
+/* Create the type of `spec`, add it to the module as `name` and keep it in *slot. 0 or -1. */
+int ts_add_type(PyObject *module, PyType_Spec *spec, const char *name, PyTypeObject **slot);
+
 #endif

@@ -1,11 +1,13 @@
 /* toolstitch._native: the C hot path (docs/native.md). Pure Python is the reference. */
 #include <Python.h>
 
+#include "eventpath.h"
 #include "fastpath.h"
 #include "scanner.h"
 
 static int native_exec(PyObject *module) {
-    if (ts_scanner_init(module) < 0 || ts_fastpath_init(module) < 0) {
+    if (ts_scanner_init(module) < 0 || ts_fastpath_init(module) < 0 ||
+        ts_eventpath_init(module) < 0) {
         return -1;
     }
     return 0;

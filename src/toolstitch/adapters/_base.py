@@ -305,6 +305,11 @@ class Adapter:
     #: applies it itself.
     _fragment: Callable[[Mapping[str, Any]], tuple[int, str] | None] | None = None
 
+    def _native_fragment(self) -> Callable[[Mapping[str, Any]], tuple[int, str] | None] | None:
+        """The C form of ``_fragment`` (the same results and effects), if the adapter has one
+        and the extension is active; the native ``Stitcher`` reads plain dicts through it."""
+        return None
+
     def __init__(self, *, choice: int = 0, records: CallRecords | None = None) -> None:
         self.choice = choice
         self.records: CallRecords = _NoRecords() if records is None else records

@@ -39,7 +39,7 @@ the snapshots are ignored. Any other event type, and any unknown delta type, lea
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from toolstitch.core.deltas import Delta
@@ -54,6 +54,7 @@ from toolstitch.core.instructions import (
     arguments,
 )
 from toolstitch.core.record import CallRecords
+from toolstitch.vocab.native import extension
 from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningBlock,
@@ -109,6 +110,10 @@ KNOWN_DELTAS: Final = frozenset(
 #: Block types that Anthropic executes itself.
 SERVER_BLOCKS = frozenset({"server_tool_use", "mcp_tool_use"})
 CLIENT_BLOCKS = frozenset({"tool_use"})
+#: A block's delta event, the delta type of a tool block's arguments and the key of its text.
+DELTA_EVENT: Final = "content_block_delta"
+ARGUMENTS_DELTA: Final = "input_json_delta"
+ARGUMENTS_KEY: Final = "partial_json"
 REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 
 
@@ -167,7 +172,7 @@ class AnthropicAdapter(Adapter):
             return [arguments(*fragment)]
         kind = payload.get("type") or event
         out: list[Item] = []
-        if kind == "content_block_delta":
+        if kind == DELTA_EVENT:
             self._delta(payload, out)
         elif kind == "content_block_start":
             self._start(payload, out)
@@ -195,21 +200,36 @@ class AnthropicAdapter(Adapter):
         """The commonest event, cheaply: a ``content_block_delta`` whose ``input_json_delta``
         continues a ``tool_use`` block with text, in plain dicts, as ``(core index, fragment)``
         (the ``Arguments`` it stands for, without building one). ``None``, having done
-        nothing, for anything else, an empty fragment included (``_delta`` reads it then)."""
-        if payload.get("type") != "content_block_delta":
+        nothing, for anything else, an empty fragment included (``_delta`` reads it then).
+        ``_native_fragment`` is its C form (docs/native.md, "The event fast path")."""
+        if payload.get("type") != DELTA_EVENT:
             return None
         delta = payload.get("delta")
-        if type(delta) is not dict or delta.get("type") != "input_json_delta":
+        if type(delta) is not dict or delta.get("type") != ARGUMENTS_DELTA:
             return None
         index = payload.get("index")
         state = self._blocks.get(index) if type(index) is int else None
         if state is None or state.kind not in CLIENT_BLOCKS:
             return None
-        fragment = delta.get("partial_json")
+        fragment = delta.get(ARGUMENTS_KEY)
         if type(fragment) is not str or not fragment:
             return None  # ``_json_fragment`` decides what an empty or odd one means
         state.streamed = True
         return state.core, fragment
+
+    def _native_fragment(self) -> Callable[[Mapping[str, Any]], tuple[int, str] | None] | None:
+        if extension is None:
+            return None
+        reader: Callable[[Mapping[str, Any]], tuple[int, str] | None] = extension.BlockFragments(
+            self,
+            self._fragment,
+            event_type=DELTA_EVENT,
+            delta_type=ARGUMENTS_DELTA,
+            text_key=ARGUMENTS_KEY,
+            kinds=CLIENT_BLOCKS,
+            block_type=_Block,
+        )
+        return reader
 
     @staticmethod
     def _json_fragment(state: _Block, fragment: object) -> Arguments | None:
@@ -386,17 +406,17 @@ class AnthropicAdapter(Adapter):
         if type(delta) is not dict:  # a plain dict (the common case) skips the conversion
             delta = mapping(delta)
         kind = delta.get("type")
-        if kind == "input_json_delta":
+        if kind == ARGUMENTS_DELTA:
             index = payload.get("index")
             state = self._blocks.get(index) if isinstance(index, int) else None
             if state is None:
                 return
             if state.kind in CLIENT_BLOCKS:
-                item = self._json_fragment(state, delta.get("partial_json"))
+                item = self._json_fragment(state, delta.get(ARGUMENTS_KEY))
                 if item is not None:
                     out.append(item)
                 return
-            fragment = delta.get("partial_json")
+            fragment = delta.get(ARGUMENTS_KEY)
             if isinstance(fragment, str) and fragment:
                 state.streamed = True
                 out.append(ServerDelta(Delta(index=state.core, arguments=fragment)))

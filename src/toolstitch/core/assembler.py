@@ -77,7 +77,7 @@ from toolstitch.vocab.errors import (
     UnexpectedDelta,
 )
 from toolstitch.vocab.limits import Limits
-from toolstitch.vocab.native import extension
+from toolstitch.vocab.native import extension, publish
 from toolstitch.vocab.text import JOIN_EVERY, ChunkedText, TextSnapshot
 
 __all__ = ["GENERATED_ID_PREFIX", "Assembler"]
@@ -1089,12 +1089,6 @@ def _native_classes(native: Any) -> tuple[type[_CallBody], type[_AssemblerBody]]
     return _NativeCall, _NativeAssembler
 
 
-def _publish(cls: type, name: str, body: type) -> None:
-    """Give the active class of a pair the public name and the body's docstring."""
-    cls.__name__ = cls.__qualname__ = name
-    cls.__doc__ = body.__doc__
-
-
 _NativeCall: type[_CallBody] | None = None
 _NativeAssembler: type[_AssemblerBody] | None = None
 if extension is not None:
@@ -1103,8 +1097,8 @@ if extension is not None:
 if not TYPE_CHECKING:
     _Call = _PythonCall if _NativeCall is None else _NativeCall
     Assembler = _PythonAssembler if _NativeAssembler is None else _NativeAssembler
-    _publish(_Call, "_Call", _CallBody)
-    _publish(Assembler, "Assembler", _AssemblerBody)
+    publish(_Call, "_Call", _CallBody)
+    publish(Assembler, "Assembler", _AssemblerBody)
 else:
     # What type checkers and the API reference (griffe reads the source) see: the body both
     # classes share, with every method and the public docstring.

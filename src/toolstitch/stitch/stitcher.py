@@ -41,7 +41,7 @@ from collections.abc import (
     Mapping,
 )
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from toolstitch.adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect
 from toolstitch.adapters._base import provider_error
@@ -75,6 +75,7 @@ from toolstitch.vocab.call_events import (
 )
 from toolstitch.vocab.errors import StreamDecodeError, StreamError
 from toolstitch.vocab.limits import Limits
+from toolstitch.vocab.native import extension, publish
 from toolstitch.vocab.stream_events import (
     CustomToolCall,
     FinishReason,
@@ -212,7 +213,7 @@ def _is_error(payload: Mapping[str, Any], event: str | None) -> bool:
     )
 
 
-class Stitcher:
+class _StitcherBody:
     """The sans-I/O engine behind ``stitch``: feed bytes or events, get events back.
 
     ``provider`` is ``"auto"`` (detect it from the first events) or one of the ids of
@@ -443,7 +444,7 @@ class Stitcher:
 
     def close(self) -> list[Event]:
         """The stream ended: flush the decoder, resolve every open call. Idempotent."""
-        self._direct = None  # a feed after close goes the long way, and is refused there
+        self._direct = self._fragment = None  # a feed after close goes the long way, refused
         if self._closed:
             return []
         out: list[Event] = []
@@ -657,7 +658,7 @@ class Stitcher:
                         # A plain dict needs no conversion: the adapter's own reader takes it.
                         self._direct = self.adapter._feed
                         if self._wrappers is None:  # the wrapper rule sees every item
-                            self._fragment = self.adapter._fragment
+                            self._fragment = self._shortcut(self.adapter)
             return self._events(self.adapter.feed(payload, event=event))
         provider = detect(payload, event)
         if provider is None:
@@ -736,6 +737,41 @@ class Stitcher:
             self._errors += 1
             if self._stream_error is None:
                 self._stream_error = event.error
+
+    def _shortcut(self, adapter: Adapter) -> Callable[[Mapping[str, Any]], Any] | None:
+        """The adapter's ``_fragment`` shortcut, as this path reads it."""
+        return adapter._fragment
+
+
+class _PythonStitcher(_StitcherBody):
+    """The pure-Python stitcher: the reference, and the fallback of the native one."""
+
+
+def _native_stitcher(native: Any) -> type[_StitcherBody]:
+    """The stitcher of the native path: the C base of ``native`` (docs/native.md, "The event
+    fast path") under the same Python body. Its ``feed`` is C for the commonest event of a
+    content-block stream (the adapter's C shortcut, straight to the native assembler); what
+    C does not take goes to the Python method."""
+    native.configure_event_path(python_feed=_StitcherBody.feed, assembler_class=Assembler)
+
+    class _NativeStitcher(native.StitcherBase, _StitcherBody):  # type: ignore[misc]
+        def _shortcut(self, adapter: Adapter) -> Callable[[Mapping[str, Any]], Any] | None:
+            return adapter._native_fragment() or adapter._fragment
+
+    return _NativeStitcher
+
+
+_NativeStitcher: type[_StitcherBody] | None = None
+if extension is not None:
+    _NativeStitcher = _native_stitcher(extension)
+
+if not TYPE_CHECKING:
+    Stitcher = _PythonStitcher if _NativeStitcher is None else _NativeStitcher
+    publish(Stitcher, "Stitcher", _StitcherBody)
+else:
+    # What type checkers and the API reference (griffe reads the source) see: the body both
+    # classes share, with every method and the public docstring.
+    Stitcher = _StitcherBody
 
 
 # -- drivers ----------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import os
 from types import ModuleType
 from typing import Final
 
-__all__ = ["NATIVE", "PURE_PYTHON_ENV", "REASON", "extension"]
+__all__ = ["NATIVE", "PURE_PYTHON_ENV", "REASON", "extension", "publish"]
 
 #: The environment variable that forces the pure-Python path.
 PURE_PYTHON_ENV: Final = "TOOLSTITCH_PURE_PYTHON"
@@ -44,3 +44,10 @@ extension: Final[ModuleType | None] = _extension
 NATIVE: Final[bool] = _extension is not None
 #: Which path is active and why, in words.
 REASON: Final[str] = _reason
+
+
+def publish(cls: type, name: str, body: type) -> None:
+    """Give the active class of a pair (the pure-Python one or the native one, which share
+    the Python ``body``) the public ``name`` and the body's docstring."""
+    cls.__name__ = cls.__qualname__ = name
+    cls.__doc__ = body.__doc__

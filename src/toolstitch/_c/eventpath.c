@@ -1,0 +1,461 @@
+/* The event fast path (eventpath.h): the commonest event of a content-block stream, from the
+ * Stitcher's feed to the assembler's C hot path without a Python frame.
+ *
+ * Stitcher.feed (stitch/stitcher.py) takes a plain dict of a known, confirmed provider: with
+ * the adapter's `_fragment` shortcut set it does
+ *
+ *     self.events_read += 1
+ *     item = self._fragment(data)       # (core index, fragment) or None
+ *     if item is not None:
+ *         events = self.assembler.feed_arguments(*item)
+ *         if len(events) == 1 and type(events[0]) is ArgumentsDelta and self._understood:
+ *             return events
+ *         return self._observe(events)
+ *     ...                               # the adapter reads the event
+ *
+ * StitcherBase.feed does exactly that in C when `_fragment` is a BlockFragments (the native
+ * Stitcher sets one only together with `_direct`, and `close` clears both), the event is an
+ * exact dict and the reader takes it; everything else calls the Python Stitcher.feed, with
+ * nothing changed (a reader that declines has done nothing). BlockFragments is the C form of
+ * AnthropicAdapter._fragment, made by the adapter with its own names, and decides as it does;
+ * where a value is not of the exact type the Python method expects, it asks that method.
+ *
+ * State is process-wide (statics), as in fastpath.c. */
+#include "eventpath.h"
+
+#include <stddef.h>
+#include <structmember.h>
+
+#include "fastpath.h"
+
+typedef struct {
+    PyTypeObject *reader_type;    /* BlockFragments */
+    PyTypeObject *stitcher_type;  /* StitcherBase */
+    PyObject *python_feed;        /* the Python Stitcher.feed (configure_event_path) */
+    PyObject *assembler_class;    /* the native Assembler, whose feed_arguments is C */
+    PyObject *s_type, *s_delta, *s_index, *s_blocks, *s_kind, *s_streamed, *s_core;
+    PyObject *s_observe;
+} EventState;
+
+static EventState ev;
+
+/* -- BlockFragments ------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *adapter;    /* its `_blocks`: block index -> state (kind, core, streamed) */
+    PyObject *fallback;   /* the adapter's Python `_fragment`, which this is the C form of */
+    PyObject *event_type; /* the event type of a block's delta */
+    PyObject *delta_type; /* the delta type of an arguments fragment */
+    PyObject *text_key;   /* the delta's key of the fragment */
+    PyObject *kinds;      /* the block kinds whose fragments are a call's arguments */
+    PyObject *block_type; /* the class of a block state, whose slots are read directly: */
+    PyObject *kind_slot, *core_slot, *streamed_slot; /* its member descriptors */
+} ReaderObject;
+
+enum { READ_NONE = 0, READ_TAKEN = 1, READ_ASK = 2 };
+
+static int reader_traverse(PyObject *op, visitproc visit, void *arg) {
+    ReaderObject *self = (ReaderObject *)op;
+    Py_VISIT(Py_TYPE(op));
+    Py_VISIT(self->adapter);
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->event_type);
+    Py_VISIT(self->delta_type);
+    Py_VISIT(self->text_key);
+    Py_VISIT(self->kinds);
+    Py_VISIT(self->block_type);
+    Py_VISIT(self->kind_slot);
+    Py_VISIT(self->core_slot);
+    Py_VISIT(self->streamed_slot);
+    return 0;
+}
+
+static int reader_clear(PyObject *op) {
+    ReaderObject *self = (ReaderObject *)op;
+    Py_CLEAR(self->adapter);
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->event_type);
+    Py_CLEAR(self->delta_type);
+    Py_CLEAR(self->text_key);
+    Py_CLEAR(self->kinds);
+    Py_CLEAR(self->block_type);
+    Py_CLEAR(self->kind_slot);
+    Py_CLEAR(self->core_slot);
+    Py_CLEAR(self->streamed_slot);
+    return 0;
+}
+
+static void reader_dealloc(PyObject *op) { ts_gc_dealloc(op, reader_clear); }
+
+/* The member descriptor `name` of the slotted class `type` (new reference), or NULL. */
+static PyObject *slot_of(PyObject *type, PyObject *name) {
+    PyObject *descr = PyObject_GetAttr(type, name);
+    if (descr == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "block_type has no slot %R", name);
+    } else if (descr != NULL && (PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_get) == NULL ||
+                          PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_set) == NULL)) {
+        PyErr_Format(PyExc_TypeError, "%R of block_type is not a slot", name);
+        Py_CLEAR(descr);
+    }
+    return descr;
+}
+
+static PyObject *reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"adapter", "fallback", "event_type", "delta_type", "text_key",
+                             "kinds",   "block_type", NULL};
+    PyObject *o[7];
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO$UUUO!O!:BlockFragments", kwlist, &o[0],
+                                     &o[1], &o[2], &o[3], &o[4], &PyFrozenSet_Type, &o[5],
+                                     &PyType_Type, &o[6])) {
+        return NULL;
+    }
+    if (!PyCallable_Check(o[1])) {
+        PyErr_SetString(PyExc_TypeError, "fallback must be callable");
+        return NULL;
+    }
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    ReaderObject *self = (ReaderObject *)alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    ts_set_ref(&self->adapter, o[0]);
+    ts_set_ref(&self->fallback, o[1]);
+    ts_set_ref(&self->event_type, o[2]);
+    ts_set_ref(&self->delta_type, o[3]);
+    ts_set_ref(&self->text_key, o[4]);
+    ts_set_ref(&self->kinds, o[5]);
+    ts_set_ref(&self->block_type, o[6]);
+    if ((self->kind_slot = slot_of(o[6], ev.s_kind)) == NULL ||
+        (self->core_slot = slot_of(o[6], ev.s_core)) == NULL ||
+        (self->streamed_slot = slot_of(o[6], ev.s_streamed)) == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+/* state.<slot> through the class's member descriptor (new reference). */
+static PyObject *slot_get(ReaderObject *self, PyObject *slot, PyObject *state) {
+    descrgetfunc get = (descrgetfunc)PyType_GetSlot(Py_TYPE(slot), Py_tp_descr_get);
+    return get(slot, state, self->block_type);
+}
+
+/* `value == expected` for an exact str `expected`: 1 equal, 0 not (or absent: NULL),
+ * READ_ASK when `value` is not an exact str, whose comparison is its own business. */
+static int same_text(PyObject *value, PyObject *expected) {
+    if (value == NULL) {
+        return 0; /* absent: None, which is no str */
+    }
+    if (!PyUnicode_CheckExact(value)) {
+        return READ_ASK;
+    }
+    return value == expected || PyUnicode_Compare(value, expected) == 0;
+}
+
+/* The block state of `payload["index"]` whose kind is one of the reader's, borrowed from the
+ * adapter's `_blocks` (held by the caller's reference to `*blocks`): READ_TAKEN, READ_NONE,
+ * READ_ASK or -1. */
+static int client_block(ReaderObject *self, PyObject *payload, PyObject **blocks,
+                        PyObject **state) {
+    /* index = payload.get("index"); state = self._blocks.get(index) if type(index) is int */
+    PyObject *index = PyDict_GetItemWithError(payload, ev.s_index);
+    if (index == NULL || !PyLong_CheckExact(index)) {
+        return PyErr_Occurred() ? -1 : READ_NONE;
+    }
+    *blocks = PyObject_GetAttr(self->adapter, ev.s_blocks);
+    if (*blocks == NULL) {
+        return -1;
+    }
+    if (!PyDict_CheckExact(*blocks)) {
+        return READ_ASK;
+    }
+    *state = PyDict_GetItemWithError(*blocks, index);
+    if (*state == NULL) {
+        return PyErr_Occurred() ? -1 : READ_NONE;
+    }
+    if ((PyObject *)Py_TYPE(*state) != self->block_type) {
+        return READ_ASK;
+    }
+    /* if state.kind not in CLIENT_BLOCKS: return None */
+    PyObject *kind = slot_get(self, self->kind_slot, *state);
+    if (kind == NULL) {
+        return -1;
+    }
+    int client = PySet_Contains(self->kinds, kind);
+    Py_DECREF(kind);
+    return client < 0 ? -1 : (client ? READ_TAKEN : READ_NONE);
+}
+
+/* The fragment of a delta event: READ_TAKEN with *core and *fragment (new references) and the
+ * block marked streamed; READ_NONE, having done nothing; READ_ASK (the Python method must
+ * read it); or -1 with an exception set. `payload` is an exact dict. */
+static int reader_read(ReaderObject *self, PyObject *payload, PyObject **core,
+                       PyObject **fragment) {
+    /* if payload.get("type") != EVENT_TYPE: return None */
+    int same = same_text(PyDict_GetItemWithError(payload, ev.s_type), self->event_type);
+    if (same != 1) {
+        return PyErr_Occurred() ? -1 : (same == READ_ASK ? READ_ASK : READ_NONE);
+    }
+    /* delta = payload.get("delta"); if type(delta) is not dict or delta.get("type") != ... */
+    PyObject *delta = PyDict_GetItemWithError(payload, ev.s_delta);
+    if (delta == NULL || !PyDict_CheckExact(delta)) {
+        return PyErr_Occurred() ? -1 : READ_NONE;
+    }
+    same = same_text(PyDict_GetItemWithError(delta, ev.s_type), self->delta_type);
+    if (same != 1) {
+        return PyErr_Occurred() ? -1 : (same == READ_ASK ? READ_ASK : READ_NONE);
+    }
+    PyObject *blocks = NULL, *state = NULL;
+    int found = client_block(self, payload, &blocks, &state);
+    if (found != READ_TAKEN) {
+        Py_XDECREF(blocks);
+        return found;
+    }
+    /* fragment = delta.get(TEXT_KEY); if type(fragment) is not str or not fragment: None */
+    PyObject *text = PyDict_GetItemWithError(delta, self->text_key);
+    int taken = text != NULL && PyUnicode_CheckExact(text) && PyUnicode_GetLength(text) > 0;
+    descrsetfunc set = (descrsetfunc)PyType_GetSlot(Py_TYPE(self->streamed_slot),
+                                                    Py_tp_descr_set);
+    if (!taken || set(self->streamed_slot, state, Py_True) < 0 ||
+        (*core = slot_get(self, self->core_slot, state)) == NULL) {
+        Py_DECREF(blocks);
+        return PyErr_Occurred() ? -1 : READ_NONE;
+    }
+    *fragment = Py_NewRef(text);
+    Py_DECREF(blocks);
+    return READ_TAKEN;
+}
+
+/* reader(payload): `(core, fragment)` or None, as the adapter's `_fragment(payload)`. */
+static PyObject *reader_call(PyObject *op, PyObject *args, PyObject *kwargs) {
+    ReaderObject *self = (ReaderObject *)op;
+    PyObject *payload;
+    static char *kwlist[] = {"payload", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:BlockFragments", kwlist, &payload)) {
+        return NULL;
+    }
+    PyObject *core = NULL, *fragment = NULL;
+    int read = PyDict_CheckExact(payload) ? reader_read(self, payload, &core, &fragment)
+                                          : READ_ASK;
+    if (read == READ_ASK) {
+        return PyObject_CallFunctionObjArgs(self->fallback, payload, NULL);
+    }
+    if (read != READ_TAKEN) {
+        return read < 0 ? NULL : Py_NewRef(Py_None);
+    }
+    PyObject *item = PyTuple_Pack(2, core, fragment);
+    Py_DECREF(core);
+    Py_DECREF(fragment);
+    return item;
+}
+
+static PyType_Slot reader_slots[] = {
+    {Py_tp_doc, "BlockFragments(adapter, fallback, *, event_type, delta_type, text_key, kinds)\n"
+                "--\n\n"
+                "The C form of an adapter's ``_fragment`` for content-block streams: called "
+                "with a plain dict event, ``(core index, fragment)`` or ``None``, as "
+                "``fallback`` (that method) returns."},
+    {Py_tp_new, reader_new},
+    {Py_tp_dealloc, reader_dealloc},
+    {Py_tp_traverse, reader_traverse},
+    {Py_tp_clear, reader_clear},
+    {Py_tp_call, reader_call},
+    {0, NULL},
+};
+
+static PyType_Spec reader_spec = {
+    "toolstitch._native.BlockFragments", sizeof(ReaderObject), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, reader_slots,
+};
+
+/* -- StitcherBase ---------------------------------------------------------------------------- */
+
+/* The Stitcher's members that the event path reads; the Python body declares them with
+ * their class defaults (0, False), which these replace on the native path. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *fragment;     /* _fragment: the adapter's shortcut, or NULL (None) */
+    PyObject *assembler;    /* assembler */
+    PyObject *understood;   /* _understood: False until an event meant something */
+    Py_ssize_t events_read; /* events_read */
+} StitcherObject;
+
+static int stitcher_traverse(PyObject *op, visitproc visit, void *arg) {
+    StitcherObject *self = (StitcherObject *)op;
+    Py_VISIT(Py_TYPE(op));
+    Py_VISIT(self->fragment);
+    Py_VISIT(self->assembler);
+    Py_VISIT(self->understood);
+    return 0;
+}
+
+static int stitcher_clear(PyObject *op) {
+    StitcherObject *self = (StitcherObject *)op;
+    Py_CLEAR(self->fragment);
+    Py_CLEAR(self->assembler);
+    Py_CLEAR(self->understood);
+    return 0;
+}
+
+static void stitcher_dealloc(PyObject *op) { ts_gc_dealloc(op, stitcher_clear); }
+
+static PyObject *stitcher_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    (void)args;
+    (void)kwargs;
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    StitcherObject *self = (StitcherObject *)alloc(type, 0);
+    if (self != NULL) {
+        self->understood = Py_NewRef(Py_False);
+    }
+    return (PyObject *)self;
+}
+
+/* `self.assembler.feed_arguments(core, fragment)`: C to C for the native Assembler itself. */
+static PyObject *feed_arguments(StitcherObject *self, PyObject *core, PyObject *fragment) {
+    PyObject *assembler = self->assembler;
+    if (assembler == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "assembler");
+        return NULL;
+    }
+    if ((PyObject *)Py_TYPE(assembler) == ev.assembler_class) {
+        return ts_feed_arguments(assembler, core, fragment);
+    }
+    return PyObject_CallMethod(assembler, "feed_arguments", "OO", core, fragment);
+}
+
+/* `len(events) == 1 and type(events[0]) is ArgumentsDelta and self._understood`: 1, 0, -1. */
+static int nothing_to_note(StitcherObject *self, PyObject *events) {
+    if (!PyList_CheckExact(events) || PyList_Size(events) != 1 ||
+        !ts_is_arguments_delta(PyList_GetItem(events, 0))) {
+        return 0;
+    }
+    return self->understood == NULL ? 0 : PyObject_IsTrue(self->understood);
+}
+
+/* The shortcut for a fragment the reader took (the caller's references, released here). */
+static PyObject *take_fragment(StitcherObject *self, PyObject *core, PyObject *fragment) {
+    self->events_read += 1; /* self.events_read += 1 */
+    PyObject *events = feed_arguments(self, core, fragment);
+    Py_DECREF(core);
+    Py_DECREF(fragment);
+    if (events == NULL) {
+        return NULL;
+    }
+    int plain = nothing_to_note(self, events);
+    if (plain != 0) {
+        if (plain < 0) {
+            Py_CLEAR(events);
+        }
+        return events;
+    }
+    PyObject *observed =
+        PyObject_CallMethodObjArgs((PyObject *)self, ev.s_observe, events, NULL);
+    Py_DECREF(events);
+    return observed;
+}
+
+/* Stitcher.feed(data) */
+static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames) {
+    static const char *const names[] = {"data"};
+    PyObject *data;
+    if (ts_parse_params("feed", args, nargs, kwnames, names, 1, &data) < 0) {
+        return NULL;
+    }
+    if (ev.python_feed == NULL) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "toolstitch._native: configure_event_path() has not been called");
+        return NULL;
+    }
+    PyObject *reader = ((StitcherObject *)op)->fragment;
+    if (reader != NULL && Py_IS_TYPE(reader, ev.reader_type) && PyDict_CheckExact(data)) {
+        PyObject *core = NULL, *fragment = NULL;
+        int read = reader_read((ReaderObject *)reader, data, &core, &fragment);
+        if (read < 0) {
+            return NULL;
+        }
+        if (read == READ_TAKEN) {
+            return take_fragment((StitcherObject *)op, core, fragment);
+        }
+    }
+    return PyObject_CallFunctionObjArgs(ev.python_feed, op, data, NULL);
+}
+
+static PyMethodDef stitcher_methods[] = {
+    {"feed", (PyCFunction)(void (*)(void))stitcher_feed, METH_FASTCALL | METH_KEYWORDS,
+     "Take the next piece of the stream (bytes, or one event); return its events (the C "
+     "event path)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef stitcher_members[] = {
+    {"_fragment", T_OBJECT, offsetof(StitcherObject, fragment), 0, NULL},
+    {"assembler", T_OBJECT_EX, offsetof(StitcherObject, assembler), 0, NULL},
+    {"_understood", T_OBJECT_EX, offsetof(StitcherObject, understood), 0, NULL},
+    {"events_read", T_PYSSIZET, offsetof(StitcherObject, events_read), 0, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyType_Slot stitcher_slots[] = {
+    {Py_tp_doc, "The member of the Stitcher that the event fast path reads, and its feed."},
+    {Py_tp_new, stitcher_new},
+    {Py_tp_dealloc, stitcher_dealloc},
+    {Py_tp_traverse, stitcher_traverse},
+    {Py_tp_clear, stitcher_clear},
+    {Py_tp_methods, stitcher_methods},
+    {Py_tp_members, stitcher_members},
+    {0, NULL},
+};
+
+static PyType_Spec stitcher_spec = {
+    "toolstitch._native.StitcherBase", sizeof(StitcherObject), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, stitcher_slots,
+};
+
+/* -- configure_event_path() ----------------------------------------------------------------- */
+
+static PyObject *configure_event_path(PyObject *module, PyObject *args, PyObject *kwargs) {
+    (void)module;
+    static char *kwlist[] = {"python_feed", "assembler_class", NULL};
+    PyObject *python_feed, *assembler_class;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$OO!:configure_event_path", kwlist,
+                                     &python_feed, &PyType_Type, &assembler_class)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(python_feed)) {
+        PyErr_SetString(PyExc_TypeError, "python_feed must be callable");
+        return NULL;
+    }
+    ts_set_ref(&ev.python_feed, python_feed);
+    ts_set_ref(&ev.assembler_class, assembler_class);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef event_functions[] = {
+    {"configure_event_path", (PyCFunction)(void (*)(void))configure_event_path,
+     METH_VARARGS | METH_KEYWORDS,
+     "Hand the event fast path the Python Stitcher.feed and the native Assembler "
+     "(stitch/stitcher.py calls it once)."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* -- module init ----------------------------------------------------------------------------- */
+
+static int intern_names(void) {
+    int ok = ts_intern(&ev.s_type, "type") == 0 && ts_intern(&ev.s_delta, "delta") == 0 &&
+             ts_intern(&ev.s_index, "index") == 0 && ts_intern(&ev.s_blocks, "_blocks") == 0 &&
+             ts_intern(&ev.s_kind, "kind") == 0 && ts_intern(&ev.s_streamed, "streamed") == 0 &&
+             ts_intern(&ev.s_core, "core") == 0 && ts_intern(&ev.s_observe, "_observe") == 0;
+    return ok ? 0 : -1;
+}
+
+int ts_eventpath_init(PyObject *module) {
+    if (intern_names() < 0 || ts_add_type(module, &reader_spec, "BlockFragments", &ev.reader_type) < 0 ||
+        ts_add_type(module, &stitcher_spec, "StitcherBase", &ev.stitcher_type) < 0 ||
+        PyModule_AddFunctions(module, event_functions) < 0) {
+        return -1;
+    }
+    return 0;
+}
