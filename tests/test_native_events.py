@@ -123,7 +123,7 @@ def test_the_reader_asks_python_about_values_it_cannot_compare() -> None:
     assert not adapter._blocks[1].streamed
 
 
-def test_the_reader_refuses_a_bad_configuration() -> None:
+def test_the_reader_refuses_a_bad_configuration_and_reads_only_when_bound() -> None:
     assert extension is not None
     adapter = anthropic.AnthropicAdapter()
     options: dict[str, Any] = {
@@ -133,12 +133,16 @@ def test_the_reader_refuses_a_bad_configuration() -> None:
         "kinds": frozenset({"tool_use"}),
         "block_type": anthropic._Block,
     }
+    with pytest.raises(TypeError, match="no slot"):
+        extension.BlockFragments(**{**options, "block_type": int})
     with pytest.raises(TypeError):
-        extension.BlockFragments(adapter, None, **options)
-    with pytest.raises(TypeError):
-        extension.BlockFragments(adapter, adapter._fragment, **{**options, "block_type": int})
-    with pytest.raises(TypeError):
-        extension.BlockFragments(adapter, adapter._fragment, **{**options, "kinds": {"x"}})
+        extension.BlockFragments(**{**options, "kinds": {"x"}})
+    unbound = extension.BlockFragments(**options)
+    with pytest.raises(TypeError, match="callable"):
+        unbound.bind(adapter, None)
+    with pytest.raises(TypeError, match="unbound"):
+        unbound({"type": "a"})
+    assert unbound.bind(adapter, adapter._fragment)({"type": "x"}) is None
 
 
 # -- the native Stitcher against the Python one -------------------------------------------------

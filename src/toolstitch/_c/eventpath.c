@@ -102,17 +102,14 @@ static PyObject *slot_of(PyObject *type, PyObject *name) {
     return descr;
 }
 
+/* BlockFragments(*, event_type, delta_type, text_key, kinds, block_type): an unbound reader,
+ * which `bind` gives an adapter. */
 static PyObject *reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"adapter", "fallback", "event_type", "delta_type", "text_key",
-                             "kinds",   "block_type", NULL};
-    PyObject *o[7];
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO$UUUO!O!:BlockFragments", kwlist, &o[0],
-                                     &o[1], &o[2], &o[3], &o[4], &PyFrozenSet_Type, &o[5],
-                                     &PyType_Type, &o[6])) {
-        return NULL;
-    }
-    if (!PyCallable_Check(o[1])) {
-        PyErr_SetString(PyExc_TypeError, "fallback must be callable");
+    static char *kwlist[] = {"event_type", "delta_type", "text_key", "kinds", "block_type", NULL};
+    PyObject *o[5];
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$UUUO!O!:BlockFragments", kwlist, &o[0],
+                                     &o[1], &o[2], &PyFrozenSet_Type, &o[3], &PyType_Type,
+                                     &o[4])) {
         return NULL;
     }
     allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
@@ -120,20 +117,53 @@ static PyObject *reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (self == NULL) {
         return NULL;
     }
-    ts_set_ref(&self->adapter, o[0]);
-    ts_set_ref(&self->fallback, o[1]);
-    ts_set_ref(&self->event_type, o[2]);
-    ts_set_ref(&self->delta_type, o[3]);
-    ts_set_ref(&self->text_key, o[4]);
-    ts_set_ref(&self->kinds, o[5]);
-    ts_set_ref(&self->block_type, o[6]);
-    if ((self->kind_slot = slot_of(o[6], ev.s_kind)) == NULL ||
-        (self->core_slot = slot_of(o[6], ev.s_core)) == NULL ||
-        (self->streamed_slot = slot_of(o[6], ev.s_streamed)) == NULL) {
+    ts_set_ref(&self->event_type, o[0]);
+    ts_set_ref(&self->delta_type, o[1]);
+    ts_set_ref(&self->text_key, o[2]);
+    ts_set_ref(&self->kinds, o[3]);
+    ts_set_ref(&self->block_type, o[4]);
+    if ((self->kind_slot = slot_of(o[4], ev.s_kind)) == NULL ||
+        (self->core_slot = slot_of(o[4], ev.s_core)) == NULL ||
+        (self->streamed_slot = slot_of(o[4], ev.s_streamed)) == NULL) {
         Py_DECREF(self);
         return NULL;
     }
     return (PyObject *)self;
+}
+
+/* reader.bind(adapter, fallback): a reader of `adapter`'s blocks with this one's names, whose
+ * `fallback` (the adapter's Python `_fragment`) decides what C does not. */
+static PyObject *reader_bind(PyObject *op, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "bind() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (!PyCallable_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "fallback must be callable");
+        return NULL;
+    }
+    ReaderObject *self = (ReaderObject *)op;
+    PyTypeObject *type = Py_TYPE(op);
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    ReaderObject *bound = (ReaderObject *)alloc(type, 0);
+    if (bound == NULL) {
+        return NULL;
+    }
+    ts_set_ref(&bound->adapter, args[0]);
+    ts_set_ref(&bound->fallback, args[1]);
+    ts_set_ref(&bound->event_type, self->event_type);
+    ts_set_ref(&bound->delta_type, self->delta_type);
+    ts_set_ref(&bound->text_key, self->text_key);
+    ts_set_ref(&bound->kinds, self->kinds);
+    ts_set_ref(&bound->block_type, self->block_type);
+    ts_set_ref(&bound->kind_slot, self->kind_slot);
+    ts_set_ref(&bound->core_slot, self->core_slot);
+    ts_set_ref(&bound->streamed_slot, self->streamed_slot);
+    return (PyObject *)bound;
+}
+
+static int is_bound(PyObject *reader) {
+    return Py_IS_TYPE(reader, ev.reader_type) && ((ReaderObject *)reader)->adapter != NULL;
 }
 
 /* state.<slot> through the class's member descriptor (new reference). */
@@ -236,6 +266,10 @@ static PyObject *reader_call(PyObject *op, PyObject *args, PyObject *kwargs) {
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:BlockFragments", kwlist, &payload)) {
         return NULL;
     }
+    if (self->adapter == NULL) {
+        PyErr_SetString(PyExc_TypeError, "an unbound BlockFragments reads nothing: bind() it");
+        return NULL;
+    }
     PyObject *core = NULL, *fragment = NULL;
     int read = PyDict_CheckExact(payload) ? reader_read(self, payload, &core, &fragment)
                                           : READ_ASK;
@@ -251,12 +285,20 @@ static PyObject *reader_call(PyObject *op, PyObject *args, PyObject *kwargs) {
     return item;
 }
 
+static PyMethodDef reader_methods[] = {
+    {"bind", (PyCFunction)(void (*)(void))reader_bind, METH_FASTCALL,
+     "bind(adapter, fallback): a reader of the adapter's blocks (fallback: its Python "
+     "``_fragment``)."},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyType_Slot reader_slots[] = {
-    {Py_tp_doc, "BlockFragments(adapter, fallback, *, event_type, delta_type, text_key, kinds)\n"
+    {Py_tp_doc, "BlockFragments(*, event_type, delta_type, text_key, kinds, block_type)\n"
                 "--\n\n"
-                "The C form of an adapter's ``_fragment`` for content-block streams: called "
-                "with a plain dict event, ``(core index, fragment)`` or ``None``, as "
-                "``fallback`` (that method) returns."},
+                "The C form of an adapter's ``_fragment`` for content-block streams, once "
+                "``bind``-ed to the adapter: called with a plain dict event, ``(core index, "
+                "fragment)`` or ``None``, as ``fallback`` (that method) returns."},
+    {Py_tp_methods, reader_methods},
     {Py_tp_new, reader_new},
     {Py_tp_dealloc, reader_dealloc},
     {Py_tp_traverse, reader_traverse},
@@ -370,7 +412,7 @@ static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t n
         return NULL;
     }
     PyObject *reader = ((StitcherObject *)op)->fragment;
-    if (reader != NULL && Py_IS_TYPE(reader, ev.reader_type) && PyDict_CheckExact(data)) {
+    if (reader != NULL && is_bound(reader) && PyDict_CheckExact(data)) {
         PyObject *core = NULL, *fragment = NULL;
         int read = reader_read((ReaderObject *)reader, data, &core, &fragment);
         if (read < 0) {

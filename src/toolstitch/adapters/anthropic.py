@@ -129,6 +129,21 @@ class _Block:
         self.core = 0  # the call's index in the core (the block index when usable)
 
 
+#: ``_fragment``'s C form with this module's names, unbound (``_native_fragment`` binds it to
+#: an adapter); ``None`` on the pure-Python path.
+_READER: Any = (
+    None
+    if extension is None
+    else extension.BlockFragments(
+        event_type=DELTA_EVENT,
+        delta_type=ARGUMENTS_DELTA,
+        text_key=ARGUMENTS_KEY,
+        kinds=CLIENT_BLOCKS,
+        block_type=_Block,
+    )
+)
+
+
 class _Thinking:
     """A reasoning block being collected: its text and its signature, each bounded."""
 
@@ -218,16 +233,10 @@ class AnthropicAdapter(Adapter):
         return state.core, fragment
 
     def _native_fragment(self) -> Callable[[Mapping[str, Any]], tuple[int, str] | None] | None:
-        if extension is None:
+        if _READER is None:
             return None
-        reader: Callable[[Mapping[str, Any]], tuple[int, str] | None] = extension.BlockFragments(
-            self,
-            self._fragment,
-            event_type=DELTA_EVENT,
-            delta_type=ARGUMENTS_DELTA,
-            text_key=ARGUMENTS_KEY,
-            kinds=CLIENT_BLOCKS,
-            block_type=_Block,
+        reader: Callable[[Mapping[str, Any]], tuple[int, str] | None] = _READER.bind(
+            self, self._fragment
         )
         return reader
 
