@@ -33,9 +33,10 @@ settings.load_profile("toolstitch")
 #: ``-m "not once"``, so the pure-Python reference passes every test that runs the library
 #: (docs/native.md). Marked ``once`` (in their modules) are only the checks of repository
 #: files that never feed a stream: building the sdist and the wheel (test_packaging.py), the
-#: strict docs-site build (test_docs_site.py), the import-layer contract (test_layers.py) and
-#: the generated-docs-are-current checks (test_docs.py, test_machine.py,
-#: test_runner_machine.py). They give the same answer on either path.
+#: strict docs-site build (test_docs_site.py), the import-layer contract (test_layers.py), the
+#: generated-docs-are-current checks (test_docs.py, test_machine.py, test_runner_machine.py)
+#: and the benchmark workloads against docs/performance.md (test_benchmarks.py; workloads.py
+#: never imports toolstitch). They give the same answer on either path.
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
