@@ -15,37 +15,28 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from toolstitch.vocab.native import PURE_PYTHON_ENV, REASON
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
-#: The core, property, stateful and differential tests: marked ``both_paths``. (The tokenizer's
-#: own tests are not among them: they test the pure-Python ``ArgumentsTokenizer`` directly, the
-#: same on either path; ``test_native_scanner.py`` compares the C scanner with it.) The whole suite
-#: runs on the active path (the C extension when it is built); the README's test command then
-#: runs these again with ``TOOLSTITCH_PURE_PYTHON=1 pytest -m both_paths``, so the pure-Python
-#: reference passes them too (docs/native.md).
-BOTH_PATHS: frozenset[str] = frozenset(
-    {
-        "test_assembler.py",
-        "test_assembler_tools.py",
-        "test_big_fragments.py",
-        "test_deltas.py",
-        "test_differential.py",
-        "test_memory.py",
-        "test_native_assembler.py",
-        "test_native_scanner.py",
-        "test_properties.py",
-        "test_stateful.py",
-    }
-)
+#: The hypothesis settings of the whole suite, explicit (a test's own ``@settings`` derive from
+#: them): no ``deadline``, since a per-example time limit is a wall-clock assertion that a loaded
+#: 2-core machine breaks; 100 examples unless the test says otherwise (hypothesis' own default,
+#: written down).
+settings.register_profile("toolstitch", max_examples=100, deadline=None)
+settings.load_profile("toolstitch")
 
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.path.name in BOTH_PATHS:
-            item.add_marker(pytest.mark.both_paths)
+#: The whole suite runs on both paths: the README's test command runs it on the active path
+#: (the C extension when it is built), then again with ``TOOLSTITCH_PURE_PYTHON=1`` and
+#: ``-m "not once"``, so the pure-Python reference passes every test that runs the library
+#: (docs/native.md). Marked ``once`` (in their modules) are only the checks of repository
+#: files that never feed a stream: building the sdist and the wheel (test_packaging.py), the
+#: strict docs-site build (test_docs_site.py), the import-layer contract (test_layers.py), the
+#: generated-docs-are-current checks (test_docs.py, test_machine.py, test_runner_machine.py)
+#: and the benchmark workloads against docs/performance.md (test_benchmarks.py; workloads.py
+#: never imports toolstitch). They give the same answer on either path.
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -43,6 +43,7 @@ __all__ = [
     "interleavings",
     "loose_values",
     "mutated",
+    "per_pass",
     "splits",
     "text_and_fragments",
     "with_raw_surrogates",
@@ -67,6 +68,20 @@ PROPERTY_SETTINGS = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+def per_pass(examples: int, parent: settings | None = None) -> settings:
+    """Settings for a property of code that is the same on both paths (the stream decoders, the
+    message conversion, the pure-Python ``ArgumentsTokenizer`` and what listens to it, the
+    function-schema reader): half of ``examples`` per pass.
+
+    The README's test command runs the whole suite twice, native then pure Python, each pass
+    with its own random seed; such a test runs the same code both times, so the command as a
+    whole still tries ``examples`` inputs of it (one pass alone, half). Properties whose code
+    differs between the paths keep their whole count on each pass.
+    """
+    return settings(parent, max_examples=max(1, examples // 2))
+
 
 # Terminals of the grammar are drawn from their own patterns, mixed with a few values that
 # raise the odds of the interesting cases: multi-byte and non-BMP characters, escapes of

@@ -46,6 +46,7 @@ def built() -> dict[str, workloads.Workload]:
     return {workload.name: workload for workload in workloads.standard()}
 
 
+@pytest.mark.once  # benchmarks/workloads.py (no toolstitch) against docs/performance.md
 @pytest.mark.parametrize(("name", "calls", "deltas", "chars", "digest"), STANDARD)
 def test_standard_workloads_are_as_documented(
     built: dict[str, workloads.Workload],
@@ -65,6 +66,7 @@ def test_standard_workloads_are_as_documented(
     assert workloads.expected(workload).keys() == set(range(calls))
 
 
+@pytest.mark.once  # benchmarks/workloads.py (no toolstitch) against docs/performance.md
 @pytest.mark.parametrize(("size", "name", "deltas", "chars", "digest"), SWEEP)
 def test_size_sweep_is_as_documented(
     size: int, name: str, deltas: int, chars: int, digest: str
@@ -81,6 +83,7 @@ def test_sweep_covers_1kb_to_16mb() -> None:
     assert workloads.size_name(16_000_000) == "write_file_16m"
 
 
+@pytest.mark.once  # benchmarks/workloads.py (no toolstitch) against docs/performance.md
 @pytest.mark.parametrize("name", sorted(SHAPED))
 def test_other_shapes_are_deterministic_and_carry_the_same_calls(
     built: dict[str, workloads.Workload], name: str

@@ -18,6 +18,7 @@ def _load_script(name: str) -> object:
     return load_script(name)
 
 
+@pytest.mark.once  # a repository-file check (tests/conftest.py)
 def test_state_diagram_page_is_generated_from_the_grammar() -> None:
     script = _load_script("make_state_diagram.py")
     page = (ROOT / "docs" / "state-machine.md").read_text(encoding="utf-8")
@@ -28,6 +29,7 @@ def test_state_diagram_page_is_generated_from_the_grammar() -> None:
         assert f"`{move['trigger']}`" in page
 
 
+@pytest.mark.once  # a repository-file check (tests/conftest.py)
 def test_architecture_page_is_generated_from_the_code() -> None:
     script = _load_script("make_architecture.py")
     page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
@@ -116,6 +118,7 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert test_commands[0].strip() in [line.strip() for line in ci]
 
 
+@pytest.mark.once  # a repository-file check (tests/conftest.py)
 def test_api_reference_is_generated_from_the_code() -> None:
     script = _load_script("make_api_doc.py")
     page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")

@@ -27,6 +27,10 @@ from docs_scripts import load_script
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
+#: The site is built from the repository's files, the same on either path: once, on the native
+#: pass (tests/conftest.py).
+pytestmark = pytest.mark.once
+
 
 def _api_script() -> ModuleType:
     return load_script("make_api_doc.py")

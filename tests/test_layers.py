@@ -12,9 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.once  # a repository-file check (tests/conftest.py)
 def test_the_import_contracts_are_kept() -> None:
     lint_imports = Path(sys.executable).with_name("lint-imports")
     result = subprocess.run(

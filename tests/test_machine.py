@@ -220,6 +220,7 @@ def test_every_move_the_assembler_makes_is_declared(
     assert set(moves) <= allowed
 
 
+@pytest.mark.once  # a repository-file check (tests/conftest.py)
 def test_generated_table_is_fresh() -> None:
     # core/_table.py is derived by transitions at build time, so that importing toolstitch
     # never imports transitions; regenerate with ``python -m toolstitch.core.machine``.

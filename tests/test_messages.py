@@ -10,10 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import toolstitch.messages as messages_package
+from strategies import per_pass
 from toolstitch import (
     GENERATED_ID_PREFIX,
     CallDiscarded,
@@ -144,7 +145,7 @@ def round_trip(provider: str, messages: list[Message]) -> list[Message]:
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@settings(max_examples=100, deadline=None)
+@per_pass(100)
 @given(data=st.data())
 def test_neutral_round_trips_through_every_wire_form(provider: str, data: st.DataObject) -> None:
     messages = data.draw(conversations(provider))
@@ -152,7 +153,7 @@ def test_neutral_round_trips_through_every_wire_form(provider: str, data: st.Dat
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@settings(max_examples=30, deadline=None)
+@per_pass(30)
 @given(data=st.data())
 def test_wire_form_round_trips_too(provider: str, data: st.DataObject) -> None:
     """wire → neutral → wire is the identity on what ``to_*`` writes."""

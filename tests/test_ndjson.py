@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunks import byte_by_byte, split
+from strategies import per_pass
 from toolstitch.decode.ndjson import NDJSONDecoder, NDJSONItem
 from toolstitch.vocab.errors import StreamDecodeError
 
@@ -235,7 +236,7 @@ def naive(body: bytes) -> list[object]:
     return out
 
 
-@settings(max_examples=200, deadline=None)
+@per_pass(200)
 @given(pieces=_pieces, data=st.data())
 def test_any_bytes_in_any_chunking(pieces: list[bytes], data: st.DataObject) -> None:
     body = b"".join(pieces)

@@ -21,10 +21,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.skipif(
-    not (ROOT / "setup.py").is_file() or not (ROOT / "pyproject.toml").is_file(),
-    reason="not run from a checkout of toolstitch (no setup.py beside tests/)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not (ROOT / "setup.py").is_file() or not (ROOT / "pyproject.toml").is_file(),
+        reason="not run from a checkout of toolstitch (no setup.py beside tests/)",
+    ),
+    # Building the distribution is the same on either path: once, on the native pass
+    # (tests/conftest.py).
+    pytest.mark.once,
+]
 
 
 def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

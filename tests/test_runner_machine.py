@@ -69,6 +69,7 @@ def test_a_two_round_run_moves_along_the_machine() -> None:
     assert sum(isinstance(e, RunFinished) for e in events) == 1
 
 
+@pytest.mark.once  # a repository-file check (tests/conftest.py)
 def test_the_run_machine_diagram_in_the_docs_is_generated() -> None:
     path = ROOT / "docs" / "_scripts" / "make_state_diagram.py"
     spec = importlib.util.spec_from_file_location(path.stem, path)

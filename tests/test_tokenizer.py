@@ -18,6 +18,7 @@ from strategies import (
     argument_texts,
     has_huge_exponent,
     mutated,
+    per_pass,
     splits,
     text_and_fragments,
 )
@@ -182,7 +183,7 @@ def test_digits_limit_counts_one_run_of_digits_outside_strings(text: str) -> Non
 # -- properties ---------------------------------------------------------------------------
 
 
-@PROPERTY_SETTINGS
+@per_pass(150, PROPERTY_SETTINGS)
 @given(text_and_fragments())
 def test_only_the_fragment_holding_the_closing_brace_closes(
     case: tuple[str, list[str]],
@@ -194,7 +195,7 @@ def test_only_the_fragment_holding_the_closing_brace_closes(
     assert drive(fragments) == [OPEN] * closing + [CLOSED]
 
 
-@PROPERTY_SETTINGS
+@per_pass(150, PROPERTY_SETTINGS)
 @given(st.data())
 def test_the_fragment_holding_the_first_bad_character_raises(data: st.DataObject) -> None:
     text = data.draw(argument_texts().flatmap(mutated))
@@ -222,7 +223,7 @@ def test_the_fragment_holding_the_first_bad_character_raises(data: st.DataObject
         assert outcomes == [OPEN] * len(fragments)
 
 
-@PROPERTY_SETTINGS
+@per_pass(150, PROPERTY_SETTINGS)
 @given(text_and_fragments())
 def test_listener_sees_the_events_of_the_whole_text(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -328,7 +329,7 @@ def _check_lookahead(fragments: list[str], close: int) -> None:
     assert not tokenizer_module._NOT_HELD  # nobody listened: nothing was held
 
 
-@PROPERTY_SETTINGS
+@per_pass(150, PROPERTY_SETTINGS)
 @given(case=text_and_fragments(), tail=st.sampled_from(["", " ", "}", '{"b": 1}', "]", ' "x']))
 def test_close_offset_is_exact_on_valid_text_whatever_the_split(
     case: tuple[str, list[str]], tail: str
@@ -348,7 +349,7 @@ def test_close_offset_is_exact_on_valid_text_whatever_the_split(
     _check_lookahead(fragments, close)
 
 
-@PROPERTY_SETTINGS
+@per_pass(150, PROPERTY_SETTINGS)
 @given(data=st.data())
 def test_close_offset_follows_strings_and_brackets_on_mutated_text(data: st.DataObject) -> None:
     text = data.draw(argument_texts().flatmap(mutated))

@@ -112,6 +112,34 @@ def test_errors(tools: Any, error: type[Exception], match: str) -> None:
         normalize_tools(tools)
 
 
+def test_a_valid_schema_is_checked_once_and_an_invalid_one_every_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from jsonschema import Draft202012Validator
+
+    from toolstitch.schema import declarations
+
+    checked: list[Any] = []
+    real = Draft202012Validator.check_schema
+
+    def counting(cls: Any, schema: Any, *args: Any, **kwargs: Any) -> None:
+        checked.append(schema)
+        real(schema, *args, **kwargs)
+
+    monkeypatch.setattr(Draft202012Validator, "check_schema", classmethod(counting))
+    monkeypatch.setattr(declarations, "_checked", {})
+    valid = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}}
+    assert normalize_tools({"f": valid}) == normalize_tools([{"name": "f", "input_schema": valid}])
+    assert len(checked) == 1  # the same schema, declared again under another form: not rechecked
+    for _ in range(2):
+        with pytest.raises(ValueError, match="invalid"):
+            normalize_tools({"f": {"minLength": -1}})
+    assert len(checked) == 3  # an invalid schema is never remembered
+    for k in range(declarations._CHECKED_MAX + 1):
+        normalize_tools({"f": {"maxLength": k}})
+    assert 0 < len(declarations._checked) <= declarations._CHECKED_MAX  # bounded
+
+
 # -- names --------------------------------------------------------------------------------------
 
 NAMES = ToolNames(["get_weather", "get_time", "search", "search_web"])

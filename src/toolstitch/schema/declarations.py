@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -112,7 +113,22 @@ def _schema(value: Any, name: str) -> dict[str, Any]:
     return schema
 
 
+#: The schemas that passed ``check_schema`` lately, as canonical JSON text: a ``Stitcher`` and
+#: its ``Assembler`` declare the same tools, and a ``ToolRunner`` declares them again every round,
+#: while checking a schema against its metaschema costs far more than writing it out. Bounded:
+#: emptied when it holds ``_CHECKED_MAX`` texts. Only valid schemas are kept, so an invalid one is
+#: refused every time.
+_CHECKED_MAX: Final = 256
+_checked: dict[str, None] = {}
+
+
 def _check_schema(name: str, schema: dict[str, Any]) -> None:
+    try:
+        key: str | None = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):  # not plain JSON data: checked every time
+        key = None
+    if key is not None and key in _checked:
+        return
     from jsonschema.exceptions import SchemaError
     from jsonschema.validators import validator_for
 
@@ -120,6 +136,10 @@ def _check_schema(name: str, schema: dict[str, Any]) -> None:
         validator_for(schema).check_schema(schema)
     except SchemaError as error:
         raise ValueError(f"the schema of tool {name!r} is invalid: {error.message}") from None
+    if key is not None:
+        if len(_checked) >= _CHECKED_MAX:
+            _checked.clear()
+        _checked[key] = None
 
 
 def _entries(tools: Any) -> Iterable[tuple[str, Any]]:
