@@ -324,5 +324,10 @@ class Adapter:
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> Iterable[Item]:
         raise NotImplementedError
 
+    def _feed_declined(self, payload: Mapping[str, Any], event: str | None) -> Iterable[Item]:
+        """``_feed`` of an event that ``_fragment`` has just declined, without asking it again
+        (the ``Stitcher`` asked it first). An adapter with a ``_fragment`` overrides it."""
+        return self._feed(payload, event)
+
     def close(self) -> Iterable[Item]:
         raise NotImplementedError

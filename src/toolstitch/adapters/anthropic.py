@@ -185,6 +185,9 @@ class AnthropicAdapter(Adapter):
         fragment = self._fragment(payload)
         if fragment is not None:
             return [arguments(*fragment)]
+        return self._feed_declined(payload, event)
+
+    def _feed_declined(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
         kind = payload.get("type") or event
         out: list[Item] = []
         if kind == DELTA_EVENT:

@@ -311,7 +311,8 @@ class _StitcherBody:
     _dead = False  # a decoder failed: later bytes are ignored
     _closed = False
     _verified = False  # a named provider was confirmed by the events
-    #: The adapter's reader of a plain dict, once nothing but reading is left to do.
+    #: The adapter's reader of a plain dict, once nothing but reading is left to do (its
+    #: ``_feed``, or with ``_fragment`` its ``_feed_declined``: the events ``_fragment`` declined).
     _direct: Callable[[Mapping[str, Any], str | None], Iterable[Item]] | None = None
     #: The adapter's ``_fragment``, with ``_direct`` (and no wrapper rule to apply).
     _fragment: Callable[[Mapping[str, Any]], tuple[int, str] | None] | None = None
@@ -659,6 +660,8 @@ class _StitcherBody:
                         self._direct = self.adapter._feed
                         if self._wrappers is None:  # the wrapper rule sees every item
                             self._fragment = self._shortcut(self.adapter)
+                            if self._fragment is not None:  # ``feed`` asks it first
+                                self._direct = self.adapter._feed_declined
             return self._events(self.adapter.feed(payload, event=event))
         provider = detect(payload, event)
         if provider is None:
