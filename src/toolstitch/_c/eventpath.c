@@ -17,8 +17,9 @@
  * Stitcher sets one only together with `_direct`, and `close` clears both), the event is an
  * exact dict and the reader takes it; everything else calls the Python Stitcher.feed, with
  * nothing changed (a reader that declines has done nothing). BlockFragments is the C form of
- * AnthropicAdapter._fragment, made by the adapter with its own names, and decides as it does;
- * where a value is not of the exact type the Python method expects, it asks that method.
+ * AnthropicAdapter._fragment: one unbound reader per process with the adapter module's names,
+ * bind()-ed to each adapter; it decides as the method does, and where a value is not of the
+ * exact type the method expects, it asks the method.
  *
  * State is process-wide (statics), as in fastpath.c. */
 #include "eventpath.h"
@@ -50,7 +51,9 @@ typedef struct {
     PyObject *text_key;   /* the delta's key of the fragment */
     PyObject *kinds;      /* the block kinds whose fragments are a call's arguments */
     PyObject *block_type; /* the class of a block state, whose slots are read directly: */
-    PyObject *kind_slot, *core_slot, *streamed_slot; /* its member descriptors */
+    PyObject *kind_slot, *core_slot, *streamed_slot; /* its member descriptors, */
+    descrgetfunc kind_get, core_get;                 /* their __get__ */
+    descrsetfunc streamed_set;                       /* and __set__ */
 } ReaderObject;
 
 enum { READ_NONE = 0, READ_TAKEN = 1, READ_ASK = 2 };
@@ -128,6 +131,10 @@ static PyObject *reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         Py_DECREF(self);
         return NULL;
     }
+    self->kind_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(self->kind_slot), Py_tp_descr_get);
+    self->core_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(self->core_slot), Py_tp_descr_get);
+    self->streamed_set =
+        (descrsetfunc)PyType_GetSlot(Py_TYPE(self->streamed_slot), Py_tp_descr_set);
     return (PyObject *)self;
 }
 
@@ -159,6 +166,9 @@ static PyObject *reader_bind(PyObject *op, PyObject *const *args, Py_ssize_t nar
     ts_set_ref(&bound->kind_slot, self->kind_slot);
     ts_set_ref(&bound->core_slot, self->core_slot);
     ts_set_ref(&bound->streamed_slot, self->streamed_slot);
+    bound->kind_get = self->kind_get;
+    bound->core_get = self->core_get;
+    bound->streamed_set = self->streamed_set;
     return (PyObject *)bound;
 }
 
@@ -166,22 +176,19 @@ static int is_bound(PyObject *reader) {
     return Py_IS_TYPE(reader, ev.reader_type) && ((ReaderObject *)reader)->adapter != NULL;
 }
 
-/* state.<slot> through the class's member descriptor (new reference). */
-static PyObject *slot_get(ReaderObject *self, PyObject *slot, PyObject *state) {
-    descrgetfunc get = (descrgetfunc)PyType_GetSlot(Py_TYPE(slot), Py_tp_descr_get);
-    return get(slot, state, self->block_type);
-}
-
-/* `value == expected` for an exact str `expected`: 1 equal, 0 not (or absent: NULL),
- * READ_ASK when `value` is not an exact str, whose comparison is its own business. */
-static int same_text(PyObject *value, PyObject *expected) {
+/* `mapping.get(key) == expected` for an exact dict and an exact str `expected`: READ_TAKEN
+ * equal; READ_NONE not, or absent (None, which is no str); READ_ASK when the value is not an
+ * exact str, whose comparison is its own business; -1 with an exception set. */
+static int has_text(PyObject *mapping, PyObject *key, PyObject *expected) {
+    PyObject *value = PyDict_GetItemWithError(mapping, key);
     if (value == NULL) {
-        return 0; /* absent: None, which is no str */
+        return PyErr_Occurred() ? -1 : READ_NONE;
     }
     if (!PyUnicode_CheckExact(value)) {
         return READ_ASK;
     }
-    return value == expected || PyUnicode_Compare(value, expected) == 0;
+    return value == expected || PyUnicode_Compare(value, expected) == 0 ? READ_TAKEN
+                                                                       : READ_NONE;
 }
 
 /* The block state of `payload["index"]` whose kind is one of the reader's, borrowed from the
@@ -209,7 +216,7 @@ static int client_block(ReaderObject *self, PyObject *payload, PyObject **blocks
         return READ_ASK;
     }
     /* if state.kind not in CLIENT_BLOCKS: return None */
-    PyObject *kind = slot_get(self, self->kind_slot, *state);
+    PyObject *kind = self->kind_get(self->kind_slot, *state, self->block_type);
     if (kind == NULL) {
         return -1;
     }
@@ -224,18 +231,18 @@ static int client_block(ReaderObject *self, PyObject *payload, PyObject **blocks
 static int reader_read(ReaderObject *self, PyObject *payload, PyObject **core,
                        PyObject **fragment) {
     /* if payload.get("type") != EVENT_TYPE: return None */
-    int same = same_text(PyDict_GetItemWithError(payload, ev.s_type), self->event_type);
-    if (same != 1) {
-        return PyErr_Occurred() ? -1 : (same == READ_ASK ? READ_ASK : READ_NONE);
+    int same = has_text(payload, ev.s_type, self->event_type);
+    if (same != READ_TAKEN) {
+        return same;
     }
     /* delta = payload.get("delta"); if type(delta) is not dict or delta.get("type") != ... */
     PyObject *delta = PyDict_GetItemWithError(payload, ev.s_delta);
     if (delta == NULL || !PyDict_CheckExact(delta)) {
         return PyErr_Occurred() ? -1 : READ_NONE;
     }
-    same = same_text(PyDict_GetItemWithError(delta, ev.s_type), self->delta_type);
-    if (same != 1) {
-        return PyErr_Occurred() ? -1 : (same == READ_ASK ? READ_ASK : READ_NONE);
+    same = has_text(delta, ev.s_type, self->delta_type);
+    if (same != READ_TAKEN) {
+        return same;
     }
     PyObject *blocks = NULL, *state = NULL;
     int found = client_block(self, payload, &blocks, &state);
@@ -246,10 +253,8 @@ static int reader_read(ReaderObject *self, PyObject *payload, PyObject **core,
     /* fragment = delta.get(TEXT_KEY); if type(fragment) is not str or not fragment: None */
     PyObject *text = PyDict_GetItemWithError(delta, self->text_key);
     int taken = text != NULL && PyUnicode_CheckExact(text) && PyUnicode_GetLength(text) > 0;
-    descrsetfunc set = (descrsetfunc)PyType_GetSlot(Py_TYPE(self->streamed_slot),
-                                                    Py_tp_descr_set);
-    if (!taken || set(self->streamed_slot, state, Py_True) < 0 ||
-        (*core = slot_get(self, self->core_slot, state)) == NULL) {
+    if (!taken || self->streamed_set(self->streamed_slot, state, Py_True) < 0 ||
+        (*core = self->core_get(self->core_slot, state, self->block_type)) == NULL) {
         Py_DECREF(blocks);
         return PyErr_Occurred() ? -1 : READ_NONE;
     }
@@ -441,7 +446,7 @@ static PyMemberDef stitcher_members[] = {
 };
 
 static PyType_Slot stitcher_slots[] = {
-    {Py_tp_doc, "The member of the Stitcher that the event fast path reads, and its feed."},
+    {Py_tp_doc, "The members of the Stitcher that the event fast path reads, and its feed."},
     {Py_tp_new, stitcher_new},
     {Py_tp_dealloc, stitcher_dealloc},
     {Py_tp_traverse, stitcher_traverse},
