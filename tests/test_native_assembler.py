@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import PROPERTY_SETTINGS, argument_texts, interleavings, mutated, splits
-from toolstitch import NATIVE, Assembler, Delta, Limits
+from toolstitch import NATIVE, Assembler, CallReady, Delta, Limits
 from toolstitch.core import assembler as _assembler
 from toolstitch.stitch import stitcher
 from toolstitch.stitch.stitcher import Stitcher
@@ -196,6 +196,94 @@ def test_the_stitcher_takes_the_native_path(texts: list[str], data: st.DataObjec
     got = [native.feed(event) for event in events] + [native.close()]
     want = [python.feed(event) for event in events] + [python.close()]
     assert got == want
+
+
+# -- the ready path ------------------------------------------------------------------------
+
+#: A tool declaration for ``f`` (the ready path leaves declared tools to Python).
+TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+
+
+@st.composite
+def closing_calls(draw: st.DrawFn) -> tuple[list[tuple[str, Any]], dict[str, Any]]:
+    """One call whose arguments close on the hot path, and everything the C ready path must
+    leave to Python: no id or no name by then, a note, declared tools, a type or none, raw
+    surrogate halves, whitespace before and after the object."""
+    inner = draw(
+        st.sampled_from(
+            [
+                '"a": 1',
+                '"s": "\\ud83d\\ude80"',  # an escaped pair: json.loads joins it
+                '"s": "\ud83d\ude80"',  # a raw pair (two code points), maybe split
+                '"s": "\u00e9\u65e5"',
+                '"x": [1]',
+            ]
+        )
+    )
+    text = draw(st.sampled_from(["", " ", "\n"])) + "{" + inner + "}"
+    text += draw(st.sampled_from(["", " ", " \r\n\t"]))
+    fragments = draw(splits(text))
+    head: dict[str, Any] = {"index": 0, "function": {}}
+    if draw(st.booleans()):
+        head["id"] = "call_0"
+        head["type"] = draw(st.sampled_from([None, "", "function", "custom"]))
+    if draw(st.booleans()):
+        head["function"]["name"] = draw(st.sampled_from(["f", "g"]))
+    steps: list[tuple[str, Any]] = [("feed", head)]
+    if draw(st.booleans()):
+        steps.append(("note", draw(st.sampled_from(["sig", None]))))
+    steps += [("feed", {"index": 0, "function": {"arguments": f}}) for f in fragments]
+    steps.append(("feed", {"index": 0, "id": "call_0", "function": {"name": "f"}}))
+    options: dict[str, Any] = {"tools": TOOLS} if draw(st.booleans()) else {}
+    return steps, options
+
+
+def _replay(cls: Any, steps: list[tuple[str, Any]], options: dict[str, Any]) -> Any:
+    asm = cls(**options)
+    out: list[Any] = []
+    for kind, value in steps:
+        try:
+            if kind == "note":
+                asm.note(0, signature=value, caller={"type": "direct"})
+            else:
+                out.append(list(asm.feed(value)))
+        except Exception as exc:  # noting a discarded call raises: alike on both paths
+            out.append((type(exc), str(exc)))
+    return out, asm.calls, asm.pending, asm.finish(), asm.calls
+
+
+@FAST
+@given(closing_calls())
+def test_the_ready_path_agrees_with_python(case: tuple[list[tuple[str, Any]], Any]) -> None:
+    steps, options = case
+    assert _replay(Assembler, steps, options) == _replay(reference(), steps, options)
+
+
+def test_the_ready_path_is_taken_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A named call with an id that closes on the hot path is readied without the Python
+    ``_closed``; one with a note (or no id yet) goes to it."""
+    python_closed = Assembler._closed
+    calls: list[int] = []
+
+    def counted(self: Any, call: Any, fragment: str, events: list[Any]) -> None:
+        calls.append(call.index)
+        python_closed(self, call, fragment, events)
+
+    monkeypatch.setattr(Assembler, "_closed", counted)
+    asm = Assembler()
+    asm.feed({"index": 0, "id": "a", "function": {"name": "f", "arguments": '{"k": '}})
+    events = asm.feed({"index": 0, "function": {"arguments": '"\u00e9"} '}})
+    assert [type(e).__name__ for e in events] == ["ArgumentsDelta", "CallReady"]
+    ready = events[1]
+    assert isinstance(ready, CallReady)
+    assert ready.call.parsed_arguments == {"k": "\u00e9"}
+    assert ready.call.arguments == '{"k": "\u00e9"}'
+    assert asm.pending == 0
+    assert calls == []
+    asm.feed({"index": 1, "id": "b", "function": {"name": "f", "arguments": "{"}})
+    asm.note(1, signature="s")
+    asm.feed({"index": 1, "function": {"arguments": "}"}})
+    assert calls == [1]
 
 
 # -- examples ------------------------------------------------------------------------------

@@ -187,8 +187,10 @@ static int has_text(PyObject *mapping, PyObject *key, PyObject *expected) {
     if (!PyUnicode_CheckExact(value)) {
         return READ_ASK;
     }
-    return value == expected || PyUnicode_Compare(value, expected) == 0 ? READ_TAKEN
-                                                                       : READ_NONE;
+    /* str == str: identity, then length, kind and memcmp (PyUnicode_Compare goes character
+     * by character, for an order this does not need). */
+    int equal = PyObject_RichCompareBool(value, expected, Py_EQ);
+    return equal < 0 ? -1 : (equal ? READ_TAKEN : READ_NONE);
 }
 
 /* The block state of `payload["index"]` whose kind is one of the reader's, borrowed from the

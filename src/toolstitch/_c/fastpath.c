@@ -735,8 +735,321 @@ static int is_hot(PyObject *call_obj, const Fields *f) {
            call->tokenizer != NULL && ts_scanner_is_native(fast.module, call->tokenizer) == 1;
 }
 
+/* -- the ready path: the hot close of a call that is ready ----------------------------------
+ *
+ * When a fragment on the hot path closes the arguments object, _apply calls
+ * `self._closed(call, fragment, events)`: _mark_closed, then _settle_closed, which readies the
+ * call if the readiness rule (core/machine.py is_ready: closed, named, with an id) says so.
+ * ready_closed does the same in C for the case where the rule says ready and nothing else is
+ * due: a native scanner (an exact close: ready_length drops the fragment's trailing JSON
+ * whitespace), a non-empty exact str name, an exact str id, no declared tools, no notes, no
+ * raw surrogate halves to join, a text the strict decoder loads whole. The call then gets
+ * what assembler._ready gives it (its ToolCall, COMPLETE, one call fewer open) and the
+ * events a CallReady. In every other case it changes nothing and the Python method decides,
+ * so the result and its errors are the Python ones. The objects it needs come from
+ * configure_ready_path(), which core/assembler.py calls once the classes exist. */
+
+typedef struct {
+    PyObject *descr;
+    descrgetfunc get;
+    descrsetfunc set;
+} Slot;
+
+enum { CALL_NAME, CALL_ID, CALL_TYPE, CALL_RESULT, CALL_READY_LENGTH, CALL_TRAILING, CALL_SLOTS };
+enum { ASM_TOOLS, ASM_NOTES, ASM_OPEN, ASM_SLOTS };
+enum { TOOL_CALL_FIELDS = 8 };
+
+static const char *const call_slot_names[CALL_SLOTS] = {
+    "name", "id", "type", "result", "ready_length", "trailing_offset"};
+static const char *const asm_slot_names[ASM_SLOTS] = {"_tools", "_notes", "_open"};
+static const char *const tool_call_names[TOOL_CALL_FIELDS] = {
+    "index", "id", "type", "name", "arguments", "parsed_arguments", "signature", "caller"};
+
+typedef struct {
+    int configured;
+    Slot call[CALL_SLOTS];        /* the native call record's Python slots */
+    Slot assembler[ASM_SLOTS];    /* the native assembler's */
+    PyTypeObject *tool_call;      /* vocab.call_events.ToolCall */
+    Slot tool_call_fields[TOOL_CALL_FIELDS];
+    PyTypeObject *call_ready;     /* vocab.call_events.CallReady */
+    Slot ready_call;              /* its `call` */
+    PyObject *complete;           /* next_state(ACCUMULATING_ARGS, "complete") */
+    PyObject *scan_once;          /* lexicon.scan_value: (text, start) -> (value, end) */
+    PyObject *default_type;       /* the type of a call that named none */
+} ReadyState;
+
+static ReadyState ready;
+
+/* slot->descr = the member descriptor `name` of `type`, with its __get__ and __set__. */
+static int slot_init(Slot *slot, PyObject *type, const char *name) {
+    PyObject *descr = PyObject_GetAttrString(type, name);
+    if (descr == NULL) {
+        return -1;
+    }
+    descrgetfunc get = (descrgetfunc)PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_get);
+    descrsetfunc set = (descrsetfunc)PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_set);
+    if (get == NULL || set == NULL) {
+        PyErr_Format(PyExc_TypeError, "%R.%s is not a slot", type, name);
+        Py_DECREF(descr);
+        return -1;
+    }
+    ts_set_ref(&slot->descr, descr);
+    Py_DECREF(descr);
+    slot->get = get;
+    slot->set = set;
+    return 0;
+}
+
+static int slots_init(Slot *slots, PyObject *type, const char *const *names, int n) {
+    for (int i = 0; i < n; i++) {
+        if (slot_init(&slots[i], type, names[i]) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* obj.<slot> (new reference), or NULL with an exception set. */
+static PyObject *slot_get(const Slot *slot, PyObject *obj) {
+    return slot->get(slot->descr, obj, (PyObject *)Py_TYPE(obj));
+}
+
+/* A new instance of a frozen slotted event class, its fields set through the slots (as
+ * assembler._tool_call and _call_ready build them); NULL with an exception set. */
+static PyObject *new_event(PyTypeObject *type, const Slot *slots, PyObject *const *values,
+                           int n) {
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    PyObject *event = alloc(type, 0);
+    if (event == NULL) {
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        if (slots[i].set(slots[i].descr, event, values[i]) < 0) {
+            Py_DECREF(event);
+            return NULL;
+        }
+    }
+    return event;
+}
+
+/* The characters of JSON whitespace at the end of `fragment`. */
+static Py_ssize_t trailing_whitespace(PyObject *fragment) {
+    Py_ssize_t n = PyUnicode_GetLength(fragment), end = n;
+    while (end > 0) {
+        Py_UCS4 c = PyUnicode_ReadChar(fragment, end - 1);
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            break;
+        }
+        end--;
+    }
+    return n - end;
+}
+
+/* Where the object starts in `text` (after leading JSON whitespace), or -1 if it does not
+ * start with '{' there. */
+static Py_ssize_t object_start(PyObject *text) {
+    Py_ssize_t n = PyUnicode_GetLength(text);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_ReadChar(text, i);
+        if (c == '{') {
+            return i;
+        }
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            return -1;
+        }
+    }
+    return -1;
+}
+
+/* The value of `arguments`, loaded whole by the strict decoder: a new reference; NULL with no
+ * exception when it does not load (the Python path reports that); NULL with one for an
+ * error that is not about the text. */
+static PyObject *load_whole(PyObject *arguments) {
+    Py_ssize_t start = object_start(arguments);
+    if (start < 0) {
+        return NULL;
+    }
+    PyObject *idx = PyLong_FromSsize_t(start);
+    if (idx == NULL) {
+        return NULL;
+    }
+    PyObject *pair = PyObject_CallFunctionObjArgs(ready.scan_once, arguments, idx, NULL);
+    Py_DECREF(idx);
+    if (pair == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_StopIteration) ||
+            PyErr_ExceptionMatches(PyExc_ValueError) ||
+            PyErr_ExceptionMatches(PyExc_RecursionError)) {
+            PyErr_Clear();
+        }
+        return NULL;
+    }
+    PyObject *value = NULL;
+    if (PyTuple_CheckExact(pair) && PyTuple_Size(pair) == 2) {
+        PyObject *end = PyTuple_GetItem(pair, 1);
+        if (PyLong_CheckExact(end) && PyLong_AsSsize_t(end) == PyUnicode_GetLength(arguments)) {
+            value = Py_NewRef(PyTuple_GetItem(pair, 0));
+        }
+    }
+    Py_DECREF(pair);
+    return value;
+}
+
+/* The call's name, id and type when C may ready it (new references in out[0..2]): 1; 0 when
+ * the Python path must decide; -1. */
+static int ready_fields(AsmObject *self, PyObject *call, PyObject **out) {
+    PyObject *got[CALL_TYPE + 1 + ASM_SLOTS + 1] = {NULL};
+    int n = 0, usable = 1;
+    for (; n <= CALL_TYPE; n++) {
+        if ((got[n] = slot_get(&ready.call[n], call)) == NULL) {
+            goto fail;
+        }
+    }
+    for (int i = 0; i < ASM_SLOTS - 1; i++, n++) { /* _tools, _notes */
+        if ((got[n] = slot_get(&ready.assembler[i], (PyObject *)self)) == NULL) {
+            goto fail;
+        }
+    }
+    if ((got[n++] = slot_get(&ready.call[CALL_TRAILING], call)) == NULL) {
+        goto fail;
+    }
+    PyObject *name = got[CALL_NAME], *id = got[CALL_ID], *kind = got[CALL_TYPE];
+    PyObject *tools = got[CALL_TYPE + 1], *notes = got[CALL_TYPE + 2];
+    usable = PyUnicode_CheckExact(name) && PyUnicode_GetLength(name) > 0 &&
+             PyUnicode_CheckExact(id) && (kind == Py_None || PyUnicode_CheckExact(kind)) &&
+             tools == Py_None && PyDict_CheckExact(notes) && PyDict_Size(notes) == 0 &&
+             got[n - 1] == Py_None;
+    if (usable && (kind == Py_None || PyUnicode_GetLength(kind) == 0)) {
+        ts_set_ref(&got[CALL_TYPE], ready.default_type); /* `call.type or "function"` */
+    }
+    for (int i = 0; i <= CALL_TYPE; i++) {
+        out[i] = usable ? got[i] : NULL;
+        got[i] = usable ? NULL : got[i];
+    }
+    for (int i = 0; i < n; i++) {
+        Py_XDECREF(got[i]);
+    }
+    return usable;
+fail:
+    for (int i = 0; i < n; i++) {
+        Py_XDECREF(got[i]);
+    }
+    return -1;
+}
+
+/* The CallReady of `call` with `arguments` and their `value` loaded, its ToolCall in *result
+ * (new references); NULL with an exception set. fields: name, id, type. */
+static PyObject *ready_event(CallObject *call, PyObject *const *fields, PyObject *arguments,
+                             PyObject *value, PyObject **result) {
+    PyObject *values[TOOL_CALL_FIELDS] = {call->index, fields[CALL_ID], fields[CALL_TYPE],
+                                          fields[CALL_NAME], arguments, value, Py_None,
+                                          Py_None};
+    *result = new_event(ready.tool_call, ready.tool_call_fields, values, TOOL_CALL_FIELDS);
+    if (*result == NULL) {
+        return NULL;
+    }
+    PyObject *event = new_event(ready.call_ready, &ready.ready_call, result, 1);
+    if (event == NULL) {
+        Py_CLEAR(*result);
+    }
+    return event;
+}
+
+/* _open - 1 as a new int, or NULL (an exception set, or none: the Python path decides). */
+static PyObject *one_fewer_open(AsmObject *self) {
+    PyObject *open = slot_get(&ready.assembler[ASM_OPEN], (PyObject *)self);
+    if (open == NULL) {
+        return NULL;
+    }
+    Py_ssize_t count = PyLong_CheckExact(open) ? PyLong_AsSsize_t(open) : -1;
+    Py_DECREF(open);
+    if (count < 1) { /* not an exact int, or not a count of open calls this one is part of */
+        PyErr_Clear();
+        return NULL;
+    }
+    return PyLong_FromSsize_t(count - 1);
+}
+
+/* Everything that can fail, before anything changes: the call's text, its value, the events
+ * and the new counts. 1 with the new references in `made`; 0 (the Python path decides); -1. */
+enum { MADE_ARGUMENTS, MADE_VALUE, MADE_RESULT, MADE_EVENT, MADE_LENGTH, MADE_OPEN, MADE };
+
+static int ready_prepare(AsmObject *self, CallObject *call, PyObject *fragment,
+                         PyObject *const *fields, PyObject **made) {
+    TextBuffer *buffer = (TextBuffer *)call->buffer;
+    Py_ssize_t length = buffer->length - trailing_whitespace(fragment);
+    PyObject *text = text_text(call->buffer, NULL);
+    if (text == NULL) {
+        return -1;
+    }
+    made[MADE_ARGUMENTS] = PyUnicode_Substring(text, 0, length);
+    Py_DECREF(text);
+    if (made[MADE_ARGUMENTS] == NULL) {
+        return -1;
+    }
+    made[MADE_VALUE] = load_whole(made[MADE_ARGUMENTS]);
+    if (made[MADE_VALUE] == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    made[MADE_EVENT] = ready_event(call, fields, made[MADE_ARGUMENTS], made[MADE_VALUE],
+                                   &made[MADE_RESULT]);
+    if (made[MADE_EVENT] == NULL || (made[MADE_LENGTH] = PyLong_FromSsize_t(length)) == NULL) {
+        return -1;
+    }
+    made[MADE_OPEN] = one_fewer_open(self);
+    return made[MADE_OPEN] != NULL ? 1 : (PyErr_Occurred() ? -1 : 0);
+}
+
+/* `self._closed(call, fragment, events)` in C when the call is ready and nothing else is due:
+ * 1 done; 0 nothing changed, the Python method must; -1 with an exception set (nothing
+ * changed). */
+static int ready_closed(AsmObject *self, CallObject *call, PyObject *fragment,
+                        PyObject *events) {
+    if (!ready.configured || ts_scanner_raw_pairs(call->tokenizer)) {
+        return 0;
+    }
+    PyObject *fields[CALL_TYPE + 1] = {NULL};
+    int usable = ready_fields(self, (PyObject *)call, fields);
+    if (usable <= 0) {
+        return usable;
+    }
+    PyObject *made[MADE] = {NULL};
+    int done = ready_prepare(self, call, fragment, fields, made);
+    if (done == 1 && PyList_Append(events, made[MADE_EVENT]) < 0) {
+        done = -1;
+    }
+    if (done == 1) {
+        /* _mark_closed, then _ready: nothing here can fail (slots set to existing values). */
+        PyObject *obj = (PyObject *)call;
+        call->closed = 1;
+        ready.call[CALL_READY_LENGTH].set(ready.call[CALL_READY_LENGTH].descr, obj,
+                                          made[MADE_LENGTH]);
+        ready.call[CALL_RESULT].set(ready.call[CALL_RESULT].descr, obj, made[MADE_RESULT]);
+        ts_set_ref(&call->state, ready.complete);
+        ready.assembler[ASM_OPEN].set(ready.assembler[ASM_OPEN].descr, (PyObject *)self,
+                                      made[MADE_OPEN]);
+    }
+    for (int i = 0; i < MADE; i++) {
+        Py_XDECREF(made[i]);
+    }
+    for (int i = 0; i <= CALL_TYPE; i++) {
+        Py_XDECREF(fields[i]);
+    }
+    return done;
+}
+
 /* `self._last = call` */
 static void set_last(AsmObject *self, PyObject *call) { ts_set_ref(&self->last, call); }
+
+/* self._closed(call, fragment, events): 1, or -1 with an exception set. */
+static int python_closed(AsmObject *self, PyObject *call, PyObject *fragment, PyObject *events) {
+    PyObject *done =
+        PyObject_CallMethodObjArgs((PyObject *)self, fast.s_closed, call, fragment, events, NULL);
+    if (done == NULL) {
+        return -1;
+    }
+    Py_DECREF(done);
+    return 1;
+}
 
 /* The hot path of _apply for `call` (a strong reference held by the caller): 1 and *out (the
  * events) when C took the fragment, 0 when the Python path must (nothing changed), -1. */
@@ -775,14 +1088,15 @@ static int feed_hot(AsmObject *self, PyObject *call_obj, const Fields *f, PyObje
     set_last(self, call_obj);
     text_push(buffer, f->arguments, length);
     if (scanned == TS_CLOSED) {
-        /* if closed: self._closed(call, arguments, events) */
-        PyObject *done = PyObject_CallMethodObjArgs((PyObject *)self, fast.s_closed, call_obj,
-                                                    f->arguments, events, NULL);
-        if (done == NULL) {
+        /* if closed: self._closed(call, arguments, events) - in C when it readies the call */
+        int readied = ready_closed(self, call, f->arguments, events);
+        if (readied == 0) {
+            readied = python_closed(self, call_obj, f->arguments, events);
+        }
+        if (readied < 0) {
             Py_DECREF(events);
             return -1;
         }
-        Py_DECREF(done);
     }
     *out = events;
     return 1;
@@ -958,6 +1272,41 @@ static PyType_Spec asm_spec = {
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, asm_slots,
 };
 
+/* -- configure_ready_path() ----------------------------------------------------------------- */
+
+static PyObject *configure_ready_path(PyObject *module, PyObject *args, PyObject *kwargs) {
+    (void)module;
+    static char *kwlist[] = {"call_class", "assembler_class", "tool_call", "call_ready",
+                             "complete",   "scan_once",       "default_type", NULL};
+    PyObject *o[7];
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$O!O!O!O!OOU:configure_ready_path", kwlist,
+                                     &PyType_Type, &o[0], &PyType_Type, &o[1], &PyType_Type,
+                                     &o[2], &PyType_Type, &o[3], &o[4], &o[5], &o[6])) {
+        return NULL;
+    }
+    if (!PyType_IsSubtype((PyTypeObject *)o[0], fast.call_type) ||
+        !PyType_IsSubtype((PyTypeObject *)o[1], fast.assembler_type) || !PyCallable_Check(o[5])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "configure_ready_path() needs a CallBase and an AssemblerBase subclass "
+                        "and a callable scan_once");
+        return NULL;
+    }
+    ready.configured = 0;
+    if (slots_init(ready.call, o[0], call_slot_names, CALL_SLOTS) < 0 ||
+        slots_init(ready.assembler, o[1], asm_slot_names, ASM_SLOTS) < 0 ||
+        slots_init(ready.tool_call_fields, o[2], tool_call_names, TOOL_CALL_FIELDS) < 0 ||
+        slot_init(&ready.ready_call, o[3], "call") < 0) {
+        return NULL;
+    }
+    ts_set_ref((PyObject **)&ready.tool_call, o[2]);
+    ts_set_ref((PyObject **)&ready.call_ready, o[3]);
+    ts_set_ref(&ready.complete, o[4]);
+    ts_set_ref(&ready.scan_once, o[5]);
+    ts_set_ref(&ready.default_type, o[6]);
+    ready.configured = 1;
+    Py_RETURN_NONE;
+}
+
 /* -- configure_fast_path() ------------------------------------------------------------------ */
 
 /* The member descriptors of ArgumentsDelta's two fields, of one type with a __set__. */
@@ -1012,6 +1361,10 @@ static PyMethodDef fast_functions[] = {
     {"configure_fast_path", (PyCFunction)(void (*)(void))configure_fast_path,
      METH_VARARGS | METH_KEYWORDS,
      "Hand the fast feed the Python objects it needs (core/assembler.py calls it once)."},
+    {"configure_ready_path", (PyCFunction)(void (*)(void))configure_ready_path,
+     METH_VARARGS | METH_KEYWORDS,
+     "Hand the ready path the classes and objects it needs (core/assembler.py calls it once "
+     "the native classes exist)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -74,6 +74,7 @@ typedef struct {
     unsigned char count;   /* hex digits, literal characters or exponent digits read */
     unsigned char literal; /* which literal (index into LITERAL_WORDS) */
     unsigned char started;
+    unsigned char raw_pair; /* a raw surrogate half has been accepted (in a string) */
 } ScanState;
 
 typedef struct {
@@ -413,6 +414,7 @@ static int scan_chunk(Scanner *self, ScanState *s, Undo *undo, const Py_UCS4 *p,
                 s->lex = L_ESC;
             } else if (c >= 0xD800 && c <= 0xDBFF) {
                 s->lex = L_RAW_HIGH;
+                s->raw_pair = 1;
             } else {
                 return SCAN_REJECT; /* a control character or a lone low surrogate */
             }
@@ -540,6 +542,11 @@ static int is_scanner(PyObject *obj) {
 int ts_scanner_is_native(PyObject *module, PyObject *obj) {
     (void)module;
     return is_scanner(obj) && ((Scanner *)obj)->delegate == NULL;
+}
+
+int ts_scanner_raw_pairs(PyObject *scanner) {
+    const Scanner *self = (const Scanner *)scanner;
+    return self->delegate != NULL || self->st.raw_pair;
 }
 
 int ts_scan(PyObject *scanner, PyObject *fragment) {

@@ -19,6 +19,10 @@ int ts_scanner_init(PyObject *module);
 /* Whether obj is a Scanner still on its native path (not handed over). */
 int ts_scanner_is_native(PyObject *module, PyObject *obj);
 
+/* 1 if the text a Scanner (native or not) accepted may hold raw surrogate halves, which
+ * must be joined before json.loads (lexicon.join_surrogates); 0 if it holds none. */
+int ts_scanner_raw_pairs(PyObject *scanner);
+
 /* Scan a non-empty exact str fragment on the native path. TS_OPEN, TS_CLOSED, TS_HANDOVER,
  * or -1 with an exception set (MemoryError). After TS_HANDOVER the scanner stays as it was,
  * so the caller may feed the same fragment through Scanner.feed (which hands over). */

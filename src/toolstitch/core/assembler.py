@@ -40,7 +40,14 @@ from toolstitch.core.machine import (
 )
 from toolstitch.core.record import CallRecord
 from toolstitch.json.diagnose import diagnose
-from toolstitch.json.lexicon import WHITESPACE, join_surrogates, load_json, locate, snippet
+from toolstitch.json.lexicon import (
+    WHITESPACE,
+    join_surrogates,
+    load_json,
+    locate,
+    scan_value,
+    snippet,
+)
 from toolstitch.json.tokenizer import (
     DepthExceeded,
     DigitsExceeded,
@@ -108,6 +115,8 @@ def _arguments_delta(index: int, fragment: str) -> ArgumentsDelta:
 
 
 _NO_NOTE: tuple[None, None] = (None, None)
+#: The type of a call whose deltas named none.
+_DEFAULT_TYPE = "function"
 
 
 #: The default ``empty_arguments``, loaded once (each assembler copies it when it uses it).
@@ -155,6 +164,20 @@ def _tool_call(
     set_signature(call, signature)
     set_caller(call, caller)
     return call
+
+
+_set_started_fields = tuple(vars(CallStarted)[name].__set__ for name in ("index", "id", "name"))
+
+
+def _call_started(index: int, call_id: str | None, name: str | None) -> CallStarted:
+    """``CallStarted(index=index, id=call_id, name=name)`` through the slot descriptors, as
+    ``_arguments_delta`` does: once per call, on the path of its first delta."""
+    event: CallStarted = _new_event(CallStarted)
+    set_index, set_id, set_name = _set_started_fields
+    set_index(event, index)
+    set_id(event, call_id)
+    set_name(event, name)
+    return event
 
 
 def _call_ready(call: ToolCall) -> CallReady:
@@ -639,7 +662,7 @@ class _AssemblerBody:
         )
         self._calls[index] = call
         self._open += 1
-        events.append(CallStarted(index=index, id=call_id or None, name=name or None))
+        events.append(_call_started(index, call_id or None, name or None))
         return call
 
     # -- pieces of a delta ------------------------------------------------------------------
@@ -802,7 +825,7 @@ class _AssemblerBody:
         call.result = _tool_call(
             call.index,
             call.id,
-            call.type or "function",
+            call.type or _DEFAULT_TYPE,
             call.name,
             arguments,
             parsed,
@@ -1086,6 +1109,15 @@ def _native_classes(native: Any) -> tuple[type[_CallBody], type[_AssemblerBody]]
         _call_class = _NativeCall
         _scan_natively = True
 
+    native.configure_ready_path(
+        call_class=_NativeCall,
+        assembler_class=_NativeAssembler,
+        tool_call=ToolCall,
+        call_ready=CallReady,
+        complete=next_state(_ACCUMULATING_ARGS, "complete"),
+        scan_once=scan_value,
+        default_type=_DEFAULT_TYPE,
+    )
     return _NativeCall, _NativeAssembler
 
 

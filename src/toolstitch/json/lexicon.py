@@ -108,6 +108,11 @@ def _reject_constant(name: str) -> Any:
 # ``json.loads(text, parse_constant=...)`` builds a new decoder on every call (half the cost of
 # loading a small call's arguments); this one is built once and never changes.
 _STRICT_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+#: ``load_json``'s engine: ``scan_value(text, start) -> (value, end)`` reads the one JSON value
+#: that starts at ``start`` (``StopIteration`` or ``ValueError`` if none does), with the same
+#: strict rules. For callers in C that have found the value's start and check its end
+#: themselves (the native ready path, docs/native.md); everyone else calls ``load_json``.
+scan_value: Final[Callable[[str, int], tuple[Any, int]]] = _STRICT_DECODER.scan_once  # type: ignore[attr-defined]
 
 
 def load_json(text: str) -> Any:
