@@ -91,7 +91,7 @@ def adapters(draw: st.DrawFn) -> anthropic.AnthropicAdapter:
 
 
 def blocks_state(adapter: anthropic.AnthropicAdapter) -> list[tuple[Any, ...]]:
-    return [(i, b.kind, b.core, b.streamed) for i, b in sorted(adapter._blocks.items())]
+    return [(i, b.kind, b.client, b.core, b.streamed) for i, b in sorted(adapter._blocks.items())]
 
 
 @FAST
@@ -121,6 +121,31 @@ def test_the_reader_asks_python_about_values_it_cannot_compare() -> None:
     plain = {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta"}}
     assert reader(plain) is None  # no fragment: nothing done
     assert not adapter._blocks[1].streamed
+    # A block whose ``client`` is not a bool: Python's truth decides.
+    block: Any = anthropic._Block("tool_use", "v", "f", {})
+    adapter._blocks[2] = block
+    block.client = 1
+    delta = {"type": "input_json_delta", "partial_json": "{"}
+    fragment = {"type": "content_block_delta", "index": 2, "delta": delta}
+    assert reader(fragment) == (0, "{")
+    block.client = 0
+    assert reader(fragment) is None
+
+
+def test_the_reader_reads_the_blocks_of_a_subclass_as_python_does() -> None:
+    class Adapter(anthropic.AnthropicAdapter):
+        @property
+        def _blocks(self) -> dict[int, Any]:
+            return {0: anthropic._Block("tool_use", "t", "f", {})}
+
+        @_blocks.setter
+        def _blocks(self, value: object) -> None:
+            pass
+
+    reader = Adapter()._native_fragment()
+    assert reader is not None
+    delta = {"type": "input_json_delta", "partial_json": "{"}
+    assert reader({"type": "content_block_delta", "index": 0, "delta": delta}) == (0, "{")
 
 
 def test_the_reader_refuses_a_bad_configuration_and_reads_only_when_bound() -> None:
@@ -130,13 +155,15 @@ def test_the_reader_refuses_a_bad_configuration_and_reads_only_when_bound() -> N
         "event_type": "a",
         "delta_type": "b",
         "text_key": "c",
-        "kinds": frozenset({"tool_use"}),
+        "adapter_type": anthropic.AnthropicAdapter,
         "block_type": anthropic._Block,
     }
     with pytest.raises(TypeError, match="no slot"):
         extension.BlockFragments(**{**options, "block_type": int})
+    with pytest.raises(TypeError, match="no slot"):
+        extension.BlockFragments(**{**options, "adapter_type": object})
     with pytest.raises(TypeError):
-        extension.BlockFragments(**{**options, "kinds": {"x"}})
+        extension.BlockFragments(**{**options, "adapter_type": "x"})
     unbound = extension.BlockFragments(**options)
     with pytest.raises(TypeError, match="callable"):
         unbound.bind(adapter, None)

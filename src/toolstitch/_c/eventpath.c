@@ -34,7 +34,7 @@ typedef struct {
     PyTypeObject *stitcher_type;  /* StitcherBase */
     PyObject *python_feed;        /* the Python Stitcher.feed (configure_event_path) */
     PyObject *assembler_class;    /* the native Assembler, whose feed_arguments is C */
-    PyObject *s_type, *s_delta, *s_index, *s_blocks, *s_kind, *s_streamed, *s_core;
+    PyObject *s_type, *s_delta, *s_index, *s_blocks, *s_client, *s_streamed, *s_core;
     PyObject *s_observe;
 } EventState;
 
@@ -44,16 +44,18 @@ static EventState ev;
 
 typedef struct {
     PyObject_HEAD
-    PyObject *adapter;    /* its `_blocks`: block index -> state (kind, core, streamed) */
-    PyObject *fallback;   /* the adapter's Python `_fragment`, which this is the C form of */
-    PyObject *event_type; /* the event type of a block's delta */
-    PyObject *delta_type; /* the delta type of an arguments fragment */
-    PyObject *text_key;   /* the delta's key of the fragment */
-    PyObject *kinds;      /* the block kinds whose fragments are a call's arguments */
+    PyObject *adapter;      /* its `_blocks`: block index -> state (client, core, streamed) */
+    PyObject *fallback;     /* the adapter's Python `_fragment`, which this is the C form of */
+    PyObject *event_type;   /* the event type of a block's delta */
+    PyObject *delta_type;   /* the delta type of an arguments fragment */
+    PyObject *text_key;     /* the delta's key of the fragment */
+    PyObject *adapter_type; /* the adapter class, whose `_blocks` slot is read directly, */
+    PyObject *blocks_slot;  /* through its member descriptor */
+    descrgetfunc blocks_get;
     PyObject *block_type; /* the class of a block state, whose slots are read directly: */
-    PyObject *kind_slot, *core_slot, *streamed_slot; /* its member descriptors, */
-    descrgetfunc kind_get, core_get;                 /* their __get__ */
-    descrsetfunc streamed_set;                       /* and __set__ */
+    PyObject *client_slot, *core_slot, *streamed_slot; /* its member descriptors, */
+    descrgetfunc client_get, core_get;                 /* their __get__ */
+    descrsetfunc streamed_set;                         /* and __set__ */
 } ReaderObject;
 
 enum { READ_NONE = 0, READ_TAKEN = 1, READ_ASK = 2 };
@@ -66,9 +68,10 @@ static int reader_traverse(PyObject *op, visitproc visit, void *arg) {
     Py_VISIT(self->event_type);
     Py_VISIT(self->delta_type);
     Py_VISIT(self->text_key);
-    Py_VISIT(self->kinds);
+    Py_VISIT(self->adapter_type);
+    Py_VISIT(self->blocks_slot);
     Py_VISIT(self->block_type);
-    Py_VISIT(self->kind_slot);
+    Py_VISIT(self->client_slot);
     Py_VISIT(self->core_slot);
     Py_VISIT(self->streamed_slot);
     return 0;
@@ -81,9 +84,10 @@ static int reader_clear(PyObject *op) {
     Py_CLEAR(self->event_type);
     Py_CLEAR(self->delta_type);
     Py_CLEAR(self->text_key);
-    Py_CLEAR(self->kinds);
+    Py_CLEAR(self->adapter_type);
+    Py_CLEAR(self->blocks_slot);
     Py_CLEAR(self->block_type);
-    Py_CLEAR(self->kind_slot);
+    Py_CLEAR(self->client_slot);
     Py_CLEAR(self->core_slot);
     Py_CLEAR(self->streamed_slot);
     return 0;
@@ -96,23 +100,23 @@ static PyObject *slot_of(PyObject *type, PyObject *name) {
     PyObject *descr = PyObject_GetAttr(type, name);
     if (descr == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "block_type has no slot %R", name);
+        PyErr_Format(PyExc_TypeError, "%R has no slot %R", type, name);
     } else if (descr != NULL && (PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_get) == NULL ||
                           PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_set) == NULL)) {
-        PyErr_Format(PyExc_TypeError, "%R of block_type is not a slot", name);
+        PyErr_Format(PyExc_TypeError, "%R of %R is not a slot", name, type);
         Py_CLEAR(descr);
     }
     return descr;
 }
 
-/* BlockFragments(*, event_type, delta_type, text_key, kinds, block_type): an unbound reader,
- * which `bind` gives an adapter. */
+/* BlockFragments(*, event_type, delta_type, text_key, adapter_type, block_type): an unbound
+ * reader, which `bind` gives an adapter. */
 static PyObject *reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"event_type", "delta_type", "text_key", "kinds", "block_type", NULL};
+    static char *kwlist[] = {"event_type",   "delta_type", "text_key",
+                             "adapter_type", "block_type", NULL};
     PyObject *o[5];
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$UUUO!O!:BlockFragments", kwlist, &o[0],
-                                     &o[1], &o[2], &PyFrozenSet_Type, &o[3], &PyType_Type,
-                                     &o[4])) {
+                                     &o[1], &o[2], &PyType_Type, &o[3], &PyType_Type, &o[4])) {
         return NULL;
     }
     allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
@@ -123,15 +127,17 @@ static PyObject *reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     ts_set_ref(&self->event_type, o[0]);
     ts_set_ref(&self->delta_type, o[1]);
     ts_set_ref(&self->text_key, o[2]);
-    ts_set_ref(&self->kinds, o[3]);
+    ts_set_ref(&self->adapter_type, o[3]);
     ts_set_ref(&self->block_type, o[4]);
-    if ((self->kind_slot = slot_of(o[4], ev.s_kind)) == NULL ||
+    if ((self->blocks_slot = slot_of(o[3], ev.s_blocks)) == NULL ||
+        (self->client_slot = slot_of(o[4], ev.s_client)) == NULL ||
         (self->core_slot = slot_of(o[4], ev.s_core)) == NULL ||
         (self->streamed_slot = slot_of(o[4], ev.s_streamed)) == NULL) {
         Py_DECREF(self);
         return NULL;
     }
-    self->kind_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(self->kind_slot), Py_tp_descr_get);
+    self->blocks_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(self->blocks_slot), Py_tp_descr_get);
+    self->client_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(self->client_slot), Py_tp_descr_get);
     self->core_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(self->core_slot), Py_tp_descr_get);
     self->streamed_set =
         (descrsetfunc)PyType_GetSlot(Py_TYPE(self->streamed_slot), Py_tp_descr_set);
@@ -161,12 +167,14 @@ static PyObject *reader_bind(PyObject *op, PyObject *const *args, Py_ssize_t nar
     ts_set_ref(&bound->event_type, self->event_type);
     ts_set_ref(&bound->delta_type, self->delta_type);
     ts_set_ref(&bound->text_key, self->text_key);
-    ts_set_ref(&bound->kinds, self->kinds);
+    ts_set_ref(&bound->adapter_type, self->adapter_type);
+    ts_set_ref(&bound->blocks_slot, self->blocks_slot);
     ts_set_ref(&bound->block_type, self->block_type);
-    ts_set_ref(&bound->kind_slot, self->kind_slot);
+    ts_set_ref(&bound->client_slot, self->client_slot);
     ts_set_ref(&bound->core_slot, self->core_slot);
     ts_set_ref(&bound->streamed_slot, self->streamed_slot);
-    bound->kind_get = self->kind_get;
+    bound->blocks_get = self->blocks_get;
+    bound->client_get = self->client_get;
     bound->core_get = self->core_get;
     bound->streamed_set = self->streamed_set;
     return (PyObject *)bound;
@@ -193,7 +201,7 @@ static int has_text(PyObject *mapping, PyObject *key, PyObject *expected) {
     return equal < 0 ? -1 : (equal ? READ_TAKEN : READ_NONE);
 }
 
-/* The block state of `payload["index"]` whose kind is one of the reader's, borrowed from the
+/* The block state of `payload["index"]` if it is a client block (a call), borrowed from the
  * adapter's `_blocks` (held by the caller's reference to `*blocks`): READ_TAKEN, READ_NONE,
  * READ_ASK or -1. */
 static int client_block(ReaderObject *self, PyObject *payload, PyObject **blocks,
@@ -203,7 +211,10 @@ static int client_block(ReaderObject *self, PyObject *payload, PyObject **blocks
     if (index == NULL || !PyLong_CheckExact(index)) {
         return PyErr_Occurred() ? -1 : READ_NONE;
     }
-    *blocks = PyObject_GetAttr(self->adapter, ev.s_blocks);
+    /* the adapter class's own slot (a subclass may override it: then as Python reads it) */
+    *blocks = Py_IS_TYPE(self->adapter, (PyTypeObject *)self->adapter_type)
+                  ? self->blocks_get(self->blocks_slot, self->adapter, self->adapter_type)
+                  : PyObject_GetAttr(self->adapter, ev.s_blocks);
     if (*blocks == NULL) {
         return -1;
     }
@@ -217,14 +228,14 @@ static int client_block(ReaderObject *self, PyObject *payload, PyObject **blocks
     if ((PyObject *)Py_TYPE(*state) != self->block_type) {
         return READ_ASK;
     }
-    /* if state.kind not in CLIENT_BLOCKS: return None */
-    PyObject *kind = self->kind_get(self->kind_slot, *state, self->block_type);
-    if (kind == NULL) {
+    /* if not state.client: return None */
+    PyObject *client = self->client_get(self->client_slot, *state, self->block_type);
+    if (client == NULL) {
         return -1;
     }
-    int client = PySet_Contains(self->kinds, kind);
-    Py_DECREF(kind);
-    return client < 0 ? -1 : (client ? READ_TAKEN : READ_NONE);
+    int verdict = client == Py_True ? READ_TAKEN : (client == Py_False ? READ_NONE : READ_ASK);
+    Py_DECREF(client);
+    return verdict;
 }
 
 /* The fragment of a delta event: READ_TAKEN with *core and *fragment (new references) and the
@@ -300,7 +311,7 @@ static PyMethodDef reader_methods[] = {
 };
 
 static PyType_Slot reader_slots[] = {
-    {Py_tp_doc, "BlockFragments(*, event_type, delta_type, text_key, kinds, block_type)\n"
+    {Py_tp_doc, "BlockFragments(*, event_type, delta_type, text_key, adapter_type, block_type)\n"
                 "--\n\n"
                 "The C form of an adapter's ``_fragment`` for content-block streams, once "
                 "``bind``-ed to the adapter: called with a plain dict event, ``(core index, "
@@ -495,7 +506,7 @@ static PyMethodDef event_functions[] = {
 static int intern_names(void) {
     int ok = ts_intern(&ev.s_type, "type") == 0 && ts_intern(&ev.s_delta, "delta") == 0 &&
              ts_intern(&ev.s_index, "index") == 0 && ts_intern(&ev.s_blocks, "_blocks") == 0 &&
-             ts_intern(&ev.s_kind, "kind") == 0 && ts_intern(&ev.s_streamed, "streamed") == 0 &&
+             ts_intern(&ev.s_client, "client") == 0 && ts_intern(&ev.s_streamed, "streamed") == 0 &&
              ts_intern(&ev.s_core, "core") == 0 && ts_intern(&ev.s_observe, "_observe") == 0;
     return ok ? 0 : -1;
 }

@@ -118,30 +118,16 @@ REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 
 
 class _Block:
-    __slots__ = ("core", "id", "input", "kind", "name", "streamed")
+    __slots__ = ("client", "core", "id", "input", "kind", "name", "streamed")
 
     def __init__(self, kind: str, block_id: str | None, name: str | None, start: object) -> None:
         self.kind = kind
+        self.client = kind in CLIENT_BLOCKS  # a call the client runs, not a server tool
         self.id = block_id
         self.name = name
         self.input = start
         self.streamed = False  # a non-empty partial_json arrived
         self.core = 0  # the call's index in the core (the block index when usable)
-
-
-#: ``_fragment``'s C form with this module's names, unbound (``_native_fragment`` binds it to
-#: an adapter); ``None`` on the pure-Python path.
-_READER: Any = (
-    None
-    if extension is None
-    else extension.BlockFragments(
-        event_type=DELTA_EVENT,
-        delta_type=ARGUMENTS_DELTA,
-        text_key=ARGUMENTS_KEY,
-        kinds=CLIENT_BLOCKS,
-        block_type=_Block,
-    )
-)
 
 
 class _Thinking:
@@ -168,6 +154,9 @@ def _str(value: object) -> str | None:
 class AnthropicAdapter(Adapter):
     """Adapter for Anthropic Messages streams (``provider="anthropic"``)."""
 
+    # A slot, which the C form of ``_fragment`` reads through its descriptor (the rest of the
+    # adapter's state stays in its ``__dict__``).
+    __slots__ = ("_blocks",)
     name = "anthropic"
 
     def __init__(self, *, choice: int = 0, records: CallRecords | None = None) -> None:
@@ -227,7 +216,7 @@ class AnthropicAdapter(Adapter):
             return None
         index = payload.get("index")
         state = self._blocks.get(index) if type(index) is int else None
-        if state is None or state.kind not in CLIENT_BLOCKS:
+        if state is None or not state.client:
             return None
         fragment = delta.get(ARGUMENTS_KEY)
         if type(fragment) is not str or not fragment:
@@ -376,7 +365,7 @@ class AnthropicAdapter(Adapter):
             state.core = index
         else:
             state.core = max(self._cores, default=-1) + 1
-            if state.kind in CLIENT_BLOCKS:
+            if state.client:
                 code, why = (
                     ("quirk-index-negative", f"the block's index {index}")
                     if index < 0
@@ -403,7 +392,7 @@ class AnthropicAdapter(Adapter):
         warnings: list[Item] = []
         self._core_index(index, state, warnings)
         delta = Delta(index=state.core, id=block_id, name=name)
-        if kind not in CLIENT_BLOCKS:
+        if not state.client:
             out.append(ServerDelta(delta))
             return
         out.append(delta)
@@ -423,7 +412,7 @@ class AnthropicAdapter(Adapter):
             state = self._blocks.get(index) if isinstance(index, int) else None
             if state is None:
                 return
-            if state.kind in CLIENT_BLOCKS:
+            if state.client:
                 item = self._json_fragment(state, delta.get(ARGUMENTS_KEY))
                 if item is not None:
                     out.append(item)
@@ -485,7 +474,7 @@ class AnthropicAdapter(Adapter):
         state = self._blocks.get(index)
         if state is None:
             return
-        client = state.kind in CLIENT_BLOCKS
+        client = state.client
         note = None
         if not state.streamed:
             start = state.input if state.input is not None else {}
@@ -524,3 +513,18 @@ class AnthropicAdapter(Adapter):
                 # never came.
                 out.append(ServerEnd(state.core, state.id, state.kind))
         return out
+
+
+#: ``_fragment``'s C form with this module's names, unbound (``_native_fragment`` binds it to
+#: an adapter); ``None`` on the pure-Python path.
+_READER: Any = (
+    None
+    if extension is None
+    else extension.BlockFragments(
+        event_type=DELTA_EVENT,
+        delta_type=ARGUMENTS_DELTA,
+        text_key=ARGUMENTS_KEY,
+        adapter_type=AnthropicAdapter,
+        block_type=_Block,
+    )
+)
