@@ -6,14 +6,16 @@
 # Builds the AddressSanitizer + UndefinedBehaviorSanitizer extension into build/asan (the
 # normal in-place build is untouched), then runs the target against it with the sanitizer
 # runtime preloaded. Findings go to fuzz/corpus-findings/, logs to fuzz/corpus-logs/.
+# BUILD=build/asan-events (say) builds elsewhere, so that two campaigns can run at once.
 set -eu
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python}
 RUNS=${1:-10000000}
 TARGET=${TARGET:-native}
+BUILD=${BUILD:-build/asan}
 CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
 LDFLAGS="-fsanitize=address,undefined" \
-    "$PYTHON" setup.py -q build_ext --force --build-lib build/asan --build-temp build/asan-temp
+    "$PYTHON" setup.py -q build_ext --force --build-lib "$BUILD" --build-temp "$BUILD-temp"
 mkdir -p "fuzz/corpus-$TARGET" fuzz/corpus-findings fuzz/corpus-logs
 SEEDS=fuzz/corpus-seeds/$TARGET
 if [ "$TARGET" = native ]; then
@@ -33,7 +35,7 @@ while [ "$done_runs" -lt "$RUNS" ] && [ "$attempt" -lt 20 ]; do
         LD_PRELOAD="$(gcc -print-file-name=libasan.so)" \
         ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=64:abort_on_error=0 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        TOOLSTITCH_NATIVE_SO="$PWD/build/asan/toolstitch/_native.abi3.so" \
+        TOOLSTITCH_NATIVE_SO="$PWD/$BUILD/toolstitch/_native.abi3.so" \
         "$PYTHON" "fuzz/fuzz_$TARGET.py" "fuzz/corpus-$TARGET" "$SEEDS" \
         -keep_seed=1 -runs=$((RUNS - done_runs)) -max_len=256 -timeout=20 -rss_limit_mb=3072 \
         -artifact_prefix=fuzz/corpus-findings/ -print_final_stats=1 >"$log" 2>&1 || status=$?
