@@ -243,7 +243,7 @@ def digit_cap(limit: int) -> int:
     made, so that an application's own lower limit counts.
     """
     interpreter = _int_max_str_digits()
-    return min(limit, interpreter) if interpreter else limit
+    return interpreter if 0 < interpreter < limit else limit
 
 
 # -- literals and scalar tokens -----------------------------------------------------------------
