@@ -25,7 +25,7 @@ import contextlib
 import json
 from typing import Any
 
-__all__ = ["first_bad_offset", "joined", "load", "object_end", "typed"]
+__all__ = ["first_bad_offset", "joined", "judged", "load", "object_end", "typed"]
 
 _WS = " \t\n\r"
 _HEX = "0123456789abcdefABCDEF"
@@ -231,6 +231,18 @@ def object_end(text: str) -> int | None:
     with contextlib.suppress(_OutOfText, _Bad):
         parser.json_text()
     return parser.end
+
+
+def judged(text: str) -> tuple[int | None, int | None]:
+    """``(first_bad_offset(text), object_end(text))`` from one walk of the text."""
+    parser = _Parser(text)
+    try:
+        parser.json_text()
+    except _OutOfText:
+        return None, parser.end
+    except _Bad as bad:
+        return bad.pos, parser.end
+    return None, parser.end
 
 
 def joined(text: str) -> str:

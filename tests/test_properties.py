@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import event as note_event
 from hypothesis import strategies as st
 
-from reference import first_bad_offset, load, object_end, typed
+from reference import first_bad_offset, judged, load, object_end, typed
 from strategies import (
     PROPERTY_SETTINGS,
     argument_texts,
@@ -208,7 +208,7 @@ def test_mutated_text_is_judged_at_the_first_bad_character(data: st.DataObject) 
     text = data.draw(argument_texts().flatmap(with_raw_surrogates).flatmap(mutated))
     assume(not has_huge_exponent(text))  # a mutation can make one; tested on its own
     fragments = data.draw(splits(text)) if text else []
-    bad, end = first_bad_offset(text), object_end(text)
+    bad, end = judged(text)
     _, per_feed, feed_of, finish = feed_call(fragments)
     everything = [*per_feed, finish]
     check_lifecycle([e for events in everything for e in events])
