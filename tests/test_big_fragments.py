@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import first_bad_offset, object_end
+from reference import judged
 from toolstitch import (
     Assembler,
     CallDiscarded,
@@ -41,13 +41,12 @@ def test_a_huge_fragment_is_one_valid_call() -> None:
 @given(position=st.integers(min_value=1, max_value=len(BIG) - 2), junk=st.sampled_from("}],:x"))
 def test_a_huge_fragment_is_judged_at_its_first_bad_character(position: int, junk: str) -> None:
     text = BIG[:position] + junk + BIG[position + 1 :]
-    expected = first_bad_offset(text)
+    expected, end = judged(text)  # the reference's first bad offset and object end
     assembler = Assembler()
     events = assembler.feed(Delta(index=0, id="c", name="f", arguments=text))
     events += assembler.finish()
     discarded = [event for event in events if isinstance(event, CallDiscarded)]
     ready = [event for event in events if isinstance(event, CallReady)]
-    end = object_end(text)
     if expected is None:
         assert len(ready) == 1
     elif end is not None and expected >= end:

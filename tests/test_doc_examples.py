@@ -27,16 +27,20 @@ import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-import openai
 import pytest
 
 from toolstitch import stitch
 from toolstitch.decode.eventstream import EventStreamDecoder
 from toolstitch.decode.sse import SSEDecoder
 from toolstitch.testing import OpenAIChatScript, Reply, ScriptedServer
+
+if TYPE_CHECKING:
+    import openai
+else:  # imported by the first test that uses them (tests/sdks.py)
+    from sdks import openai
 
 ROOT = Path(__file__).resolve().parents[1]
 BEDROCK_BODY = (

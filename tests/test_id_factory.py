@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -30,6 +29,11 @@ from toolstitch.cli import main
 from toolstitch.runner import OpenAIChatModel, Tool, ToolRunner
 from toolstitch.stitch.recovery import tool_error_reply
 from toolstitch.testing import OpenAIChatScript, ScriptedServer
+
+if TYPE_CHECKING:
+    import openai
+else:  # imported by the first test that uses them (tests/sdks.py)
+    from sdks import openai
 
 GEMINI_TWO_CALLS = [
     {

@@ -7,6 +7,7 @@ import json
 import types
 import typing
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import pytest
@@ -63,11 +64,14 @@ json_values = st.recursive(
 )
 arguments = st.dictionaries(texts, json_values, max_size=4)
 ok_content = texts.filter(lambda t: not t.startswith(("Error:", "Error [")))
+nonempty_texts = texts.filter(bool)
+maybe_texts = st.none() | texts
 
 
+@cache  # one strategy per provider, not a new one (with new lambdas) per drawn message
 def reasoning_for(provider: str) -> st.SearchStrategy[tuple[Reasoning, ...]]:
     if provider in ("openai-chat", "ollama"):  # one reasoning text, no signature
-        return st.one_of(st.just(()), texts.filter(bool).map(lambda t: (Reasoning(text=t),)))
+        return st.one_of(st.just(()), nonempty_texts.map(lambda t: (Reasoning(text=t),)))
     if provider == "openai-responses":
         one = st.builds(Reasoning, text=texts, signature=st.none() | texts, id=st.none() | ids)
     elif provider == "anthropic":
@@ -84,7 +88,7 @@ def conversations(draw: Callable[..., Any], provider: str) -> list[Message]:
     gemini = provider == "gemini"
     out: list[Message] = []
     if draw(st.booleans()):
-        out.append(SystemMessage(draw(texts.filter(bool))))
+        out.append(SystemMessage(draw(nonempty_texts)))
     used: set[str] = set()
     for _ in range(draw(st.integers(1, 3))):
         out.append(UserMessage(draw(texts)))
@@ -98,14 +102,14 @@ def conversations(draw: Callable[..., Any], provider: str) -> list[Message]:
                         id=call_id,
                         name=draw(ids),
                         arguments=draw(arguments),
-                        signature=draw(st.none() | texts) if gemini else None,
+                        signature=draw(maybe_texts) if gemini else None,
                     )
                 )
             message = AssistantMessage(
                 text=draw(texts),
                 tool_calls=tuple(calls),
                 reasoning=draw(reasoning_for(provider)),
-                signature=draw(st.none() | texts) if gemini else None,
+                signature=draw(maybe_texts) if gemini else None,
             )
             if not (message.text or message.tool_calls or message.reasoning):
                 message = AssistantMessage(text="answer")

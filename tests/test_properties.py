@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import event as note_event
 from hypothesis import strategies as st
 
-from reference import first_bad_offset, load, object_end, typed
+from reference import first_bad_offset, judged, load, object_end, typed
 from strategies import (
     PROPERTY_SETTINGS,
     argument_texts,
@@ -152,6 +152,13 @@ def test_any_interleaving_of_parallel_calls_gives_the_same_calls(data: st.DataOb
     # Each stream: a header delta (None) first, then the fragments.
     streams: list[list[str | None]] = [[None, *fragments] for fragments in fragment_lists]
     order = data.draw(interleavings(streams))
+    # Each text's end and the fragment that carries its closing brace, judged once per text.
+    ends: list[int] = []
+    for text in texts:
+        end = object_end(text)
+        assert end is not None
+        ends.append(end)
+    closing = [holding(f, end - 1) for f, end in zip(fragment_lists, ends, strict=True)]
     asm = Assembler()
     per_feed: list[list[Event]] = []
     ready_feed: dict[int, int] = {}
@@ -163,9 +170,7 @@ def test_any_interleaving_of_parallel_calls_gives_the_same_calls(data: st.DataOb
             delta = Delta(index=index, id=f"call_{index}", name=f"fn_{index}")
         else:
             delta = Delta(index=index, arguments=piece)
-            end = object_end(texts[k])
-            assert end is not None
-            if position[k] - 1 == holding(fragment_lists[k], end - 1):
+            if position[k] - 1 == closing[k]:
                 closing_feed[index] = len(per_feed)
         position[k] += 1
         events = asm.feed(delta)
@@ -175,9 +180,7 @@ def test_any_interleaving_of_parallel_calls_gives_the_same_calls(data: st.DataOb
         per_feed.append(events)
     per_feed.append(asm.finish())
     expected = []
-    for index, text in sorted(zip(indexes, texts, strict=True)):
-        end = object_end(text)
-        assert end is not None
+    for index, text, end in sorted(zip(indexes, texts, ends, strict=True)):
         expected.append(
             ToolCall(
                 index=index,
@@ -205,7 +208,7 @@ def test_mutated_text_is_judged_at_the_first_bad_character(data: st.DataObject) 
     text = data.draw(argument_texts().flatmap(with_raw_surrogates).flatmap(mutated))
     assume(not has_huge_exponent(text))  # a mutation can make one; tested on its own
     fragments = data.draw(splits(text)) if text else []
-    bad, end = first_bad_offset(text), object_end(text)
+    bad, end = judged(text)
     _, per_feed, feed_of, finish = feed_call(fragments)
     everything = [*per_feed, finish]
     check_lifecycle([e for events in everything for e in events])

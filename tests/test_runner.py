@@ -13,10 +13,8 @@ import json
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-import openai
 import pydantic
 import pytest
 
@@ -55,6 +53,12 @@ from toolstitch.runner import (
 )
 from toolstitch.runner._tool import require
 from toolstitch.testing import AnthropicScript, OpenAIChatScript, Reply, ScriptedServer
+
+if TYPE_CHECKING:
+    import anthropic
+    import openai
+else:  # imported by the first test that uses them (tests/sdks.py)
+    from sdks import anthropic, openai
 
 QUERY = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
 HOTEL = {

@@ -9,10 +9,9 @@ import enum
 import functools
 import inspect
 import json
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import jsonschema
-import openai
 import pydantic
 import pytest
 from hypothesis import given
@@ -24,6 +23,11 @@ from toolstitch.runner import OpenAIChatModel, Tool, ToolResultReady, ToolRunner
 from toolstitch.runner._docstring import parse_docstring
 from toolstitch.runner._plain_signature import PlainSignature
 from toolstitch.testing import OpenAIChatScript, ScriptedServer
+
+if TYPE_CHECKING:
+    import openai
+else:  # imported by the first test that uses them (tests/sdks.py)
+    from sdks import openai
 
 
 class Unit(enum.Enum):

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from google.genai import types as genai_types
-from openai.types.chat import ChatCompletionMessage
 
 from toolstitch.messages import (
     AssistantMessage,
@@ -17,6 +15,12 @@ from toolstitch.messages import (
     UserMessage,
 )
 from toolstitch.runner._history import WIRE_FORMS, read_history, write_history
+
+if TYPE_CHECKING:
+    from google.genai import types as genai_types
+    from openai.types import chat as openai_chat_types
+else:  # imported by the first test that uses them (tests/sdks.py)
+    from sdks import genai_types, openai_chat_types
 
 CALL = FunctionCall(id="c1", name="get_weather", arguments={"city": "Paris"})
 CONVERSATION: list[Message] = [
@@ -143,7 +147,7 @@ def test_system_for_a_form_without_a_system_field_comes_first() -> None:
 
 
 def test_sdk_objects_are_read_through_their_dump() -> None:
-    assistant = ChatCompletionMessage(role="assistant", content="Sunny.")
+    assistant = openai_chat_types.ChatCompletionMessage(role="assistant", content="Sunny.")
     out = read_history([*OPENAI_CHAT[:-1], assistant], "openai-chat")
     assert out == CONVERSATION
     contents = [genai_types.Content.model_validate(c) for c in GEMINI]

@@ -39,12 +39,9 @@ import tracemalloc
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-import openai
 import pytest
-from google import genai
 
 from toolstitch import Event
 from toolstitch.messages import AssistantMessage, ToolResult
@@ -70,6 +67,13 @@ from toolstitch.testing import (
     Reply,
     ScriptedServer,
 )
+
+if TYPE_CHECKING:
+    import anthropic
+    import openai
+    from google import genai
+else:  # imported by the first test that uses them (tests/sdks.py)
+    from sdks import anthropic, genai, openai
 
 EMPTY = {"type": "object", "properties": {}}
 PROVIDERS = ("openai-chat", "openai-responses", "anthropic", "gemini")

@@ -17,12 +17,9 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-import openai
 import pytest
-from google import genai
 
 from toolstitch import Stitcher, StitchResult, TextDelta
 from toolstitch.messages import (
@@ -53,6 +50,13 @@ from toolstitch.testing import (
     Reply,
     ScriptedServer,
 )
+
+if TYPE_CHECKING:
+    import anthropic
+    import openai
+    from google import genai
+else:  # imported by the first test that uses them (tests/sdks.py)
+    from sdks import anthropic, genai, openai
 
 CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 QUESTION = "Weather in Paris?"

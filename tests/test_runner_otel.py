@@ -9,9 +9,8 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -21,6 +20,11 @@ from opentelemetry.trace import SpanKind, StatusCode
 from test_runner import QUERY, arun, consume, openai_model
 from toolstitch.runner import RunResult, Tool, ToolRunner
 from toolstitch.testing import OpenAIChatScript, Reply
+
+if TYPE_CHECKING:
+    import openai
+else:  # imported by the first test that uses them (tests/sdks.py)
+    from sdks import openai
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 

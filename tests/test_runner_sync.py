@@ -13,10 +13,8 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-import openai
 import pytest
 
 from toolstitch import CallReady, TextDelta
@@ -34,6 +32,12 @@ from toolstitch.runner import (
 )
 from toolstitch.runner._sync import IN_LOOP
 from toolstitch.testing import AnthropicScript, OpenAIChatScript, Reply, ScriptedServer
+
+if TYPE_CHECKING:
+    import anthropic
+    import openai
+else:  # imported by the first test that uses them (tests/sdks.py)
+    from sdks import anthropic, openai
 
 CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 ANSWER = "18 °C in Paris."

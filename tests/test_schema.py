@@ -411,6 +411,14 @@ def _values() -> st.SearchStrategy[Any]:
     )
 
 
+# Built once: a strategy is an immutable description, so drawing from the same object in every
+# example gives what building a new one per example gave, without hypothesis validating a
+# fresh recursive strategy (and reading its lambdas' source) for each example.
+SCHEMAS = _schemas()
+VALUES = _values()
+VALUE_OBJECTS = st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=4)
+
+
 def _root_schema(inner: Any) -> dict[str, Any]:
     # The arguments are an object: wrap the generated schema as the schema of key "v", and
     # sometimes use it (when it is an object schema) as the root itself.
@@ -424,13 +432,13 @@ def _root_schema(inner: Any) -> dict[str, Any]:
 
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
-    inner = draw(_schemas())
+    inner = draw(SCHEMAS)
     if isinstance(inner, dict) and inner.get("type") == "object" and draw(st.booleans()):
         schema = inner
-        value = draw(st.dictionaries(st.sampled_from(KEYS), _values(), max_size=4))
+        value = draw(VALUE_OBJECTS)
     else:
         schema = _root_schema(inner)
-        value = {draw(st.sampled_from(["v", "v", "ab", "a", "c/d"])): draw(_values())}
+        value = {draw(st.sampled_from(["v", "v", "ab", "a", "c/d"])): draw(VALUES)}
     Draft202012Validator.check_schema(schema)
     text = json.dumps(value, ensure_ascii=draw(st.booleans()), separators=(",", ":"))
     return schema, text

@@ -13,10 +13,8 @@ from __future__ import annotations
 import asyncio
 import gc
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-import openai
 import pytest
 
 from toolstitch import (
@@ -31,6 +29,12 @@ from toolstitch import (
 )
 from toolstitch.adapters import detect
 from toolstitch.testing import AnthropicScript, OpenAIChatScript, ScriptedServer
+
+if TYPE_CHECKING:
+    import anthropic
+    import openai
+else:  # imported by the first test that uses them (tests/sdks.py)
+    from sdks import anthropic, openai
 
 MESSAGES: Any = [{"role": "user", "content": "hi"}]
 CHAT = (

@@ -5,12 +5,9 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-import openai
 import pytest
-from google import genai
 
 from toolstitch import StitchResult, stitch
 from toolstitch.testing import (
@@ -24,6 +21,13 @@ from toolstitch.testing import (
     Sleep,
     cut,
 )
+
+if TYPE_CHECKING:
+    import anthropic
+    import openai
+    from google import genai
+else:  # imported by the first test that uses them (tests/sdks.py)
+    from sdks import anthropic, genai, openai
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OPENAI_FIXTURES = sorted(

@@ -14,10 +14,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-import openai
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -35,6 +33,12 @@ from toolstitch.testing.strategies import (
     cut_bytes,
     streams,
 )
+
+if TYPE_CHECKING:
+    import anthropic
+    import openai
+else:  # imported by the first test that uses them (tests/sdks.py)
+    from sdks import anthropic, openai
 
 FAST = settings(
     max_examples=12,
