@@ -95,20 +95,6 @@ static int reader_clear(PyObject *op) {
 
 static void reader_dealloc(PyObject *op) { ts_gc_dealloc(op, reader_clear); }
 
-/* The member descriptor `name` of the slotted class `type` (new reference), or NULL. */
-static PyObject *slot_of(PyObject *type, PyObject *name) {
-    PyObject *descr = PyObject_GetAttr(type, name);
-    if (descr == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%R has no slot %R", type, name);
-    } else if (descr != NULL && (PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_get) == NULL ||
-                          PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_set) == NULL)) {
-        PyErr_Format(PyExc_TypeError, "%R of %R is not a slot", name, type);
-        Py_CLEAR(descr);
-    }
-    return descr;
-}
-
 /* BlockFragments(*, event_type, delta_type, text_key, adapter_type, block_type): an unbound
  * reader, which `bind` gives an adapter. */
 static PyObject *reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
@@ -129,10 +115,10 @@ static PyObject *reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     ts_set_ref(&self->text_key, o[2]);
     ts_set_ref(&self->adapter_type, o[3]);
     ts_set_ref(&self->block_type, o[4]);
-    if ((self->blocks_slot = slot_of(o[3], ev.s_blocks)) == NULL ||
-        (self->client_slot = slot_of(o[4], ev.s_client)) == NULL ||
-        (self->core_slot = slot_of(o[4], ev.s_core)) == NULL ||
-        (self->streamed_slot = slot_of(o[4], ev.s_streamed)) == NULL) {
+    if ((self->blocks_slot = ts_slot_of(o[3], ev.s_blocks)) == NULL ||
+        (self->client_slot = ts_slot_of(o[4], ev.s_client)) == NULL ||
+        (self->core_slot = ts_slot_of(o[4], ev.s_core)) == NULL ||
+        (self->streamed_slot = ts_slot_of(o[4], ev.s_streamed)) == NULL) {
         Py_DECREF(self);
         return NULL;
     }

@@ -30,6 +30,14 @@
 
 /* -- process state ------------------------------------------------------------------------ */
 
+/* A slot of a Python class: its member descriptor, with the descriptor's __get__ and __set__. */
+typedef struct {
+    PyObject *descr;
+    descrgetfunc get;
+    descrsetfunc set;
+} Slot;
+
+
 typedef struct {
     PyObject *module;             /* toolstitch._native, for ts_scanner_is_native */
     PyTypeObject *text_type;      /* TextBuffer */
@@ -41,8 +49,7 @@ typedef struct {
     PyObject *empty_text;             /* the shared empty TextSnapshot */
     PyObject *accumulating;           /* CallState.ACCUMULATING_ARGS */
     PyTypeObject *arguments_delta;    /* vocab.call_events.ArgumentsDelta */
-    PyObject *index_slot;             /* its member descriptors */
-    PyObject *fragment_slot;
+    Slot delta_fields[2];             /* its index and fragment */
     PyObject *delta_type;             /* core.deltas.Delta */
     PyObject *mapping;                /* collections.abc.Mapping */
     PyObject *not_deltas;             /* the builtin types coerce_delta refuses */
@@ -697,21 +704,102 @@ static int read_fields(PyObject *delta, Fields *f) {
     return read_object(delta, f);
 }
 
-/* `ArgumentsDelta(index=index, fragment=fragment)` as assembler._arguments_delta builds it:
- * object.__new__ and the slot descriptors' __set__, without the dataclass __init__. */
-static PyObject *new_arguments_delta(PyObject *index, PyObject *fragment) {
-    PyTypeObject *type = fast.arguments_delta;
+/* -- slots: the fields of the Python classes that C reads and sets ------------------------- */
+
+enum { CALL_NAME, CALL_ID, CALL_TYPE, CALL_RESULT, CALL_READY_LENGTH, CALL_TRAILING, CALL_SLOTS };
+enum { ASM_TOOLS, ASM_NOTES, ASM_OPEN, ASM_SLOTS };
+enum { TOOL_CALL_FIELDS = 8 };
+
+static const char *const call_slot_names[CALL_SLOTS] = {
+    "name", "id", "type", "result", "ready_length", "trailing_offset"};
+static const char *const asm_slot_names[ASM_SLOTS] = {"_tools", "_notes", "_open"};
+static const char *const tool_call_names[TOOL_CALL_FIELDS] = {
+    "index", "id", "type", "name", "arguments", "parsed_arguments", "signature", "caller"};
+
+typedef struct {
+    int configured;
+    Slot call[CALL_SLOTS];        /* the native call record's Python slots */
+    Slot assembler[ASM_SLOTS];    /* the native assembler's */
+    PyTypeObject *tool_call;      /* vocab.call_events.ToolCall */
+    Slot tool_call_fields[TOOL_CALL_FIELDS];
+    PyTypeObject *call_ready;     /* vocab.call_events.CallReady */
+    Slot ready_call;              /* its `call` */
+    PyObject *complete;           /* next_state(ACCUMULATING_ARGS, "complete") */
+    PyObject *scan_once;          /* lexicon.scan_value: (text, start) -> (value, end) */
+    PyObject *default_type;       /* the type of a call that named none */
+} ReadyState;
+
+static ReadyState ready;
+
+/* The member descriptor `name` of the slotted class `type` (new reference), or NULL with a
+ * TypeError: the class has no such attribute, or it is no descriptor with __get__ and
+ * __set__. */
+PyObject *ts_slot_of(PyObject *type, PyObject *name) {
+    PyObject *descr = PyObject_GetAttr(type, name);
+    if (descr == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%R has no slot %R", type, name);
+    } else if (descr != NULL && (PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_get) == NULL ||
+                                 PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_set) == NULL)) {
+        PyErr_Format(PyExc_TypeError, "%R of %R is not a slot", name, type);
+        Py_CLEAR(descr);
+    }
+    return descr;
+}
+
+/* slot->descr = the slot `name` of `type` (ts_slot_of), with its __get__ and __set__. */
+static int slot_init(Slot *slot, PyObject *type, const char *name) {
+    PyObject *key = PyUnicode_InternFromString(name);
+    PyObject *descr = key == NULL ? NULL : ts_slot_of(type, key);
+    Py_XDECREF(key);
+    if (descr == NULL) {
+        return -1;
+    }
+    ts_set_ref(&slot->descr, descr);
+    Py_DECREF(descr);
+    slot->get = (descrgetfunc)PyType_GetSlot(Py_TYPE(slot->descr), Py_tp_descr_get);
+    slot->set = (descrsetfunc)PyType_GetSlot(Py_TYPE(slot->descr), Py_tp_descr_set);
+    return 0;
+}
+
+static int slots_init(Slot *slots, PyObject *type, const char *const *names, int n) {
+    for (int i = 0; i < n; i++) {
+        if (slot_init(&slots[i], type, names[i]) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* obj.<slot> (new reference), or NULL with an exception set. */
+static PyObject *slot_get(const Slot *slot, PyObject *obj) {
+    return slot->get(slot->descr, obj, (PyObject *)Py_TYPE(obj));
+}
+
+/* A new instance of a frozen slotted event class, its fields set through the slots (as
+ * assembler._arguments_delta, _tool_call and _call_ready build them); NULL with an exception
+ * set. */
+static PyObject *new_event(PyTypeObject *type, const Slot *slots, PyObject *const *values,
+                           int n) {
     allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    descrsetfunc set = (descrsetfunc)PyType_GetSlot(Py_TYPE(fast.index_slot), Py_tp_descr_set);
     PyObject *event = alloc(type, 0);
     if (event == NULL) {
         return NULL;
     }
-    if (set(fast.index_slot, event, index) < 0 || set(fast.fragment_slot, event, fragment) < 0) {
-        Py_DECREF(event);
-        return NULL;
+    for (int i = 0; i < n; i++) {
+        if (slots[i].set(slots[i].descr, event, values[i]) < 0) {
+            Py_DECREF(event);
+            return NULL;
+        }
     }
     return event;
+}
+
+/* `ArgumentsDelta(index=index, fragment=fragment)` as assembler._arguments_delta builds it:
+ * object.__new__ and the slot descriptors' __set__, without the dataclass __init__. */
+static PyObject *new_arguments_delta(PyObject *index, PyObject *fragment) {
+    PyObject *values[2] = {index, fragment};
+    return new_event(fast.arguments_delta, fast.delta_fields, values, 2);
 }
 
 /* self._apply(index, call_id, kind, name, arguments): the Python path. */
@@ -749,95 +837,12 @@ static int is_hot(PyObject *call_obj, const Fields *f) {
  * so the result and its errors are the Python ones. The objects it needs come from
  * configure_ready_path(), which core/assembler.py calls once the classes exist. */
 
-typedef struct {
-    PyObject *descr;
-    descrgetfunc get;
-    descrsetfunc set;
-} Slot;
-
-enum { CALL_NAME, CALL_ID, CALL_TYPE, CALL_RESULT, CALL_READY_LENGTH, CALL_TRAILING, CALL_SLOTS };
-enum { ASM_TOOLS, ASM_NOTES, ASM_OPEN, ASM_SLOTS };
-enum { TOOL_CALL_FIELDS = 8 };
-
-static const char *const call_slot_names[CALL_SLOTS] = {
-    "name", "id", "type", "result", "ready_length", "trailing_offset"};
-static const char *const asm_slot_names[ASM_SLOTS] = {"_tools", "_notes", "_open"};
-static const char *const tool_call_names[TOOL_CALL_FIELDS] = {
-    "index", "id", "type", "name", "arguments", "parsed_arguments", "signature", "caller"};
-
-typedef struct {
-    int configured;
-    Slot call[CALL_SLOTS];        /* the native call record's Python slots */
-    Slot assembler[ASM_SLOTS];    /* the native assembler's */
-    PyTypeObject *tool_call;      /* vocab.call_events.ToolCall */
-    Slot tool_call_fields[TOOL_CALL_FIELDS];
-    PyTypeObject *call_ready;     /* vocab.call_events.CallReady */
-    Slot ready_call;              /* its `call` */
-    PyObject *complete;           /* next_state(ACCUMULATING_ARGS, "complete") */
-    PyObject *scan_once;          /* lexicon.scan_value: (text, start) -> (value, end) */
-    PyObject *default_type;       /* the type of a call that named none */
-} ReadyState;
-
-static ReadyState ready;
-
-/* slot->descr = the member descriptor `name` of `type`, with its __get__ and __set__. */
-static int slot_init(Slot *slot, PyObject *type, const char *name) {
-    PyObject *descr = PyObject_GetAttrString(type, name);
-    if (descr == NULL) {
-        return -1;
-    }
-    descrgetfunc get = (descrgetfunc)PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_get);
-    descrsetfunc set = (descrsetfunc)PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_set);
-    if (get == NULL || set == NULL) {
-        PyErr_Format(PyExc_TypeError, "%R.%s is not a slot", type, name);
-        Py_DECREF(descr);
-        return -1;
-    }
-    ts_set_ref(&slot->descr, descr);
-    Py_DECREF(descr);
-    slot->get = get;
-    slot->set = set;
-    return 0;
-}
-
-static int slots_init(Slot *slots, PyObject *type, const char *const *names, int n) {
-    for (int i = 0; i < n; i++) {
-        if (slot_init(&slots[i], type, names[i]) < 0) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* obj.<slot> (new reference), or NULL with an exception set. */
-static PyObject *slot_get(const Slot *slot, PyObject *obj) {
-    return slot->get(slot->descr, obj, (PyObject *)Py_TYPE(obj));
-}
-
-/* A new instance of a frozen slotted event class, its fields set through the slots (as
- * assembler._tool_call and _call_ready build them); NULL with an exception set. */
-static PyObject *new_event(PyTypeObject *type, const Slot *slots, PyObject *const *values,
-                           int n) {
-    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    PyObject *event = alloc(type, 0);
-    if (event == NULL) {
-        return NULL;
-    }
-    for (int i = 0; i < n; i++) {
-        if (slots[i].set(slots[i].descr, event, values[i]) < 0) {
-            Py_DECREF(event);
-            return NULL;
-        }
-    }
-    return event;
-}
-
 /* The characters of JSON whitespace at the end of `fragment`. */
 static Py_ssize_t trailing_whitespace(PyObject *fragment) {
     Py_ssize_t n = PyUnicode_GetLength(fragment), end = n;
     while (end > 0) {
         Py_UCS4 c = PyUnicode_ReadChar(fragment, end - 1);
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+        if (!ts_is_json_ws(c)) {
             break;
         }
         end--;
@@ -854,7 +859,7 @@ static Py_ssize_t object_start(PyObject *text) {
         if (c == '{') {
             return i;
         }
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+        if (!ts_is_json_ws(c)) {
             return -1;
         }
     }
@@ -1345,8 +1350,12 @@ static PyObject *configure_fast_path(PyObject *module, PyObject *args, PyObject 
     ts_set_ref(&fast.empty_text, o[1]);
     ts_set_ref(&fast.accumulating, o[2]);
     ts_set_ref((PyObject **)&fast.arguments_delta, o[3]);
-    ts_set_ref(&fast.index_slot, o[4]);
-    ts_set_ref(&fast.fragment_slot, o[5]);
+    for (int i = 0; i < 2; i++) {
+        Slot *slot = &fast.delta_fields[i];
+        ts_set_ref(&slot->descr, o[4 + i]);
+        slot->get = (descrgetfunc)PyType_GetSlot(Py_TYPE(o[4 + i]), Py_tp_descr_get);
+        slot->set = (descrsetfunc)PyType_GetSlot(Py_TYPE(o[4 + i]), Py_tp_descr_set);
+    }
     ts_set_ref(&fast.delta_type, o[6]);
     ts_set_ref(&fast.mapping, o[7]);
     ts_set_ref(&fast.not_deltas, o[8]);

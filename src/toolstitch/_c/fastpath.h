@@ -34,6 +34,9 @@ int ts_parse_params(const char *method, PyObject *const *args, Py_ssize_t nargs,
 void ts_set_ref(PyObject **slot, PyObject *value);
 /* The dealloc of a GC heap type whose members `clear` drops (subclass instances included). */
 void ts_gc_dealloc(PyObject *op, inquiry clear);
+/* The member descriptor `name` of the slotted class `type` (new reference), or NULL with a
+ * TypeError when there is none. */
+PyObject *ts_slot_of(PyObject *type, PyObject *name);
 /* *slot = the interned str `text`. 0 or -1. */
 int ts_intern(PyObject **slot, const char *text);
 /* Create the type of `spec`, add it to the module as `name` and keep it in *slot. 0 or -1. */

@@ -159,7 +159,6 @@ static void undo_restore(Scanner *self, const Undo *undo) {
 
 enum { SCAN_OK = 0, SCAN_REJECT = 1, SCAN_ERROR = -1 };
 
-static inline int is_ws(Py_UCS4 c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 static inline int hex_value(Py_UCS4 c) {
     if (c >= '0' && c <= '9') return (int)(c - '0');
@@ -392,7 +391,7 @@ static int scan_chunk(Scanner *self, ScanState *s, Undo *undo, const Py_UCS4 *p,
         Py_UCS4 c = p[i];
         switch (s->lex) {
         case L_NONE:
-            if (is_ws(c)) {
+            if (ts_is_json_ws(c)) {
                 i++;
                 continue;
             }

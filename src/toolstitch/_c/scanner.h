@@ -8,6 +8,9 @@
 
 #include <Python.h>
 
+/* JSON whitespace (lexicon.WHITESPACE): space, tab, line feed, carriage return. */
+static inline int ts_is_json_ws(Py_UCS4 c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 /* ts_scan results */
 #define TS_OPEN 0     /* the fragment was accepted; the object is still open */
 #define TS_CLOSED 1   /* the fragment was accepted and closed the top-level object */
