@@ -727,6 +727,7 @@ typedef struct {
     PyObject *complete;           /* next_state(ACCUMULATING_ARGS, "complete") */
     PyObject *scan_once;          /* lexicon.scan_value: (text, start) -> (value, end) */
     PyObject *default_type;       /* the type of a call that named none */
+    PyObject *is_ready;           /* core.machine.is_ready: the readiness rule */
 } ReadyState;
 
 static ReadyState ready;
@@ -827,11 +828,11 @@ static int is_hot(PyObject *call_obj, const Fields *f) {
  *
  * When a fragment on the hot path closes the arguments object, _apply calls
  * `self._closed(call, fragment, events)`: _mark_closed, then _settle_closed, which readies the
- * call if the readiness rule (core/machine.py is_ready: closed, named, with an id) says so.
- * ready_closed does the same in C for the case where the rule says ready and nothing else is
- * due: a native scanner (an exact close: ready_length drops the fragment's trailing JSON
- * whitespace), a non-empty exact str name, an exact str id, no declared tools, no notes, no
- * raw surrogate halves to join, a text the strict decoder loads whole. The call then gets
+ * call if the readiness rule (core/machine.py is_ready) says so. ready_closed does the same in
+ * C when the rule - called, not restated: configure_ready_path() hands C the function - says
+ * ready and nothing else is due: a native scanner (an exact close: ready_length drops the
+ * fragment's trailing JSON whitespace), an exact str name and id, no declared tools, no
+ * notes, no raw surrogate halves to join, a text the strict decoder loads whole. The call then gets
  * what assembler._ready gives it (its ToolCall, COMPLETE, one call fewer open) and the
  * events a CallReady. In every other case it changes nothing and the Python method decides,
  * so the result and its errors are the Python ones. The objects it needs come from
@@ -899,46 +900,71 @@ static PyObject *load_whole(PyObject *arguments) {
     return value;
 }
 
-/* The call's name, id and type when C may ready it (new references in out[0..2]): 1; 0 when
- * the Python path must decide; -1. */
+/* core.machine.is_ready(True, bool(name), id is not None): the readiness rule, asked, not
+ * restated. 1, 0 or -1. */
+static int rule_says_ready(PyObject *name, PyObject *id) {
+    int named = PyObject_IsTrue(name);
+    if (named < 0) {
+        return -1;
+    }
+    PyObject *verdict = PyObject_CallFunctionObjArgs(ready.is_ready, Py_True,
+                                                     named ? Py_True : Py_False,
+                                                     id != Py_None ? Py_True : Py_False, NULL);
+    if (verdict == NULL) {
+        return -1;
+    }
+    int ready_now = PyObject_IsTrue(verdict);
+    Py_DECREF(verdict);
+    return ready_now;
+}
+
+/* Whether C may build the call's ToolCall itself: the rule says ready, and what it is built
+ * from is as _ready expects it (exact str name and id, a type None or an exact str) with
+ * nothing else due (no tools, no notes, no trailing-text offset). 1, 0 or -1. */
+static int ready_in_c(AsmObject *self, PyObject *call, PyObject *name, PyObject *id,
+                      PyObject *kind) {
+    if (!PyUnicode_CheckExact(name) || !PyUnicode_CheckExact(id) ||
+        !(kind == Py_None || PyUnicode_CheckExact(kind))) {
+        return 0;
+    }
+    int ready_now = rule_says_ready(name, id);
+    if (ready_now <= 0) {
+        return ready_now;
+    }
+    PyObject *tools = slot_get(&ready.assembler[ASM_TOOLS], (PyObject *)self);
+    PyObject *notes = tools == NULL ? NULL : slot_get(&ready.assembler[ASM_NOTES], (PyObject *)self);
+    PyObject *trailing = notes == NULL ? NULL : slot_get(&ready.call[CALL_TRAILING], call);
+    int usable = trailing != NULL && tools == Py_None && PyDict_CheckExact(notes) &&
+                 PyDict_Size(notes) == 0 && trailing == Py_None;
+    int failed = trailing == NULL;
+    Py_XDECREF(tools);
+    Py_XDECREF(notes);
+    Py_XDECREF(trailing);
+    return failed ? -1 : usable;
+}
+
+/* The call's name, id and type (`call.type or "function"`) in out[0..2] (new references)
+ * when C may ready it: 1; 0 when the Python path must decide; -1. */
 static int ready_fields(AsmObject *self, PyObject *call, PyObject **out) {
-    PyObject *got[CALL_TYPE + 1 + ASM_SLOTS + 1] = {NULL};
-    int n = 0, usable = 1;
-    for (; n <= CALL_TYPE; n++) {
-        if ((got[n] = slot_get(&ready.call[n], call)) == NULL) {
-            goto fail;
-        }
-    }
-    for (int i = 0; i < ASM_SLOTS - 1; i++, n++) { /* _tools, _notes */
-        if ((got[n] = slot_get(&ready.assembler[i], (PyObject *)self)) == NULL) {
-            goto fail;
-        }
-    }
-    if ((got[n++] = slot_get(&ready.call[CALL_TRAILING], call)) == NULL) {
-        goto fail;
-    }
-    PyObject *name = got[CALL_NAME], *id = got[CALL_ID], *kind = got[CALL_TYPE];
-    PyObject *tools = got[CALL_TYPE + 1], *notes = got[CALL_TYPE + 2];
-    usable = PyUnicode_CheckExact(name) && PyUnicode_GetLength(name) > 0 &&
-             PyUnicode_CheckExact(id) && (kind == Py_None || PyUnicode_CheckExact(kind)) &&
-             tools == Py_None && PyDict_CheckExact(notes) && PyDict_Size(notes) == 0 &&
-             got[n - 1] == Py_None;
-    if (usable && (kind == Py_None || PyUnicode_GetLength(kind) == 0)) {
-        ts_set_ref(&got[CALL_TYPE], ready.default_type); /* `call.type or "function"` */
-    }
     for (int i = 0; i <= CALL_TYPE; i++) {
-        out[i] = usable ? got[i] : NULL;
-        got[i] = usable ? NULL : got[i];
+        if ((out[i] = slot_get(&ready.call[i], call)) == NULL) {
+            for (int j = 0; j < i; j++) {
+                Py_CLEAR(out[j]);
+            }
+            return -1;
+        }
     }
-    for (int i = 0; i < n; i++) {
-        Py_XDECREF(got[i]);
+    PyObject *kind = out[CALL_TYPE];
+    int usable = ready_in_c(self, call, out[CALL_NAME], out[CALL_ID], kind);
+    if (usable == 1 && (kind == Py_None || PyUnicode_GetLength(kind) == 0)) {
+        ts_set_ref(&out[CALL_TYPE], ready.default_type);
+    }
+    if (usable != 1) {
+        for (int i = 0; i <= CALL_TYPE; i++) {
+            Py_CLEAR(out[i]);
+        }
     }
     return usable;
-fail:
-    for (int i = 0; i < n; i++) {
-        Py_XDECREF(got[i]);
-    }
-    return -1;
 }
 
 /* The CallReady of `call` with `arguments` and their `value` loaded, its ToolCall in *result
@@ -1281,19 +1307,21 @@ static PyType_Spec asm_spec = {
 
 static PyObject *configure_ready_path(PyObject *module, PyObject *args, PyObject *kwargs) {
     (void)module;
-    static char *kwlist[] = {"call_class", "assembler_class", "tool_call", "call_ready",
-                             "complete",   "scan_once",       "default_type", NULL};
-    PyObject *o[7];
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$O!O!O!O!OOU:configure_ready_path", kwlist,
+    static char *kwlist[] = {"call_class", "assembler_class", "tool_call",    "call_ready",
+                             "complete",   "scan_once",       "default_type", "is_ready",
+                             NULL};
+    PyObject *o[8];
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$O!O!O!O!OOUO:configure_ready_path", kwlist,
                                      &PyType_Type, &o[0], &PyType_Type, &o[1], &PyType_Type,
-                                     &o[2], &PyType_Type, &o[3], &o[4], &o[5], &o[6])) {
+                                     &o[2], &PyType_Type, &o[3], &o[4], &o[5], &o[6], &o[7])) {
         return NULL;
     }
     if (!PyType_IsSubtype((PyTypeObject *)o[0], fast.call_type) ||
-        !PyType_IsSubtype((PyTypeObject *)o[1], fast.assembler_type) || !PyCallable_Check(o[5])) {
+        !PyType_IsSubtype((PyTypeObject *)o[1], fast.assembler_type) || !PyCallable_Check(o[5]) ||
+        !PyCallable_Check(o[7])) {
         PyErr_SetString(PyExc_TypeError,
                         "configure_ready_path() needs a CallBase and an AssemblerBase subclass "
-                        "and a callable scan_once");
+                        "and a callable scan_once and is_ready");
         return NULL;
     }
     ready.configured = 0;
@@ -1308,6 +1336,7 @@ static PyObject *configure_ready_path(PyObject *module, PyObject *args, PyObject
     ts_set_ref(&ready.complete, o[4]);
     ts_set_ref(&ready.scan_once, o[5]);
     ts_set_ref(&ready.default_type, o[6]);
+    ts_set_ref(&ready.is_ready, o[7]);
     ready.configured = 1;
     Py_RETURN_NONE;
 }

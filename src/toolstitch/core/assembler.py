@@ -1117,6 +1117,7 @@ def _native_classes(native: Any) -> tuple[type[_CallBody], type[_AssemblerBody]]
         complete=next_state(_ACCUMULATING_ARGS, "complete"),
         scan_once=scan_value,
         default_type=_DEFAULT_TYPE,
+        is_ready=is_ready,
     )
     return _NativeCall, _NativeAssembler
 
