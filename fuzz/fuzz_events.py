@@ -49,7 +49,7 @@ def python_stitcher() -> Any:
 
 
 def _index(text: str) -> int:
-    return int(text[:1]) if text[:1].isdigit() else 0
+    return int(text[:1]) if text[:1].isascii() and text[:1].isdigit() else 0
 
 
 def event(op: str, text: str) -> object:
