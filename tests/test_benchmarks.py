@@ -167,3 +167,27 @@ def test_stage_prefixes_build_the_documented_workloads_and_run() -> None:
         closed = prefixes[-1][1]()
         assert isinstance(closed, list)
         assert floor()
+
+
+def test_bench_native_reports_the_median_ratio_of_its_processes_and_their_range() -> None:
+    """``bench_native.py --processes K``: each ratio is the median of the K processes' ratios
+    (not the ratio of medians), followed by the lowest and the highest."""
+    import bench_native
+
+    runs = [
+        {"floor": 1e-6, "native": 2e-6, "pure": 10e-6},
+        {"floor": 2e-6, "native": 7e-6, "pure": 20e-6},
+        {"floor": 4e-6, "native": 10e-6, "pure": 60e-6},
+    ]
+    cells = bench_native.row("anthropic", "small", runs).strip("| ").split(" | ")
+    assert cells == [
+        "anthropic",
+        "small",
+        "2.0",
+        "7.0",
+        "20.0",
+        "2.50x (2.00–3.50)",
+        "10.00x (10.00–15.00)",
+    ]
+    one = bench_native.row("openai", "small", runs[:1]).strip("| ").split(" | ")
+    assert one[-2:] == ["2.00x", "10.00x"]
