@@ -3,9 +3,9 @@
 For each workload (small ~150 B, medium ~10 KB, parallel8, write_file_64k, write_file_1m) and
 shape (OpenAI deltas fed to ``Assembler.feed``; Anthropic events fed to
 ``Stitcher(provider="anthropic")``; SSE body bytes fed to ``Stitcher()``, end to end)
-it times the floor (append, one ``json.loads`` per call), the native ``Assembler`` and the
-pure-Python one (``_PythonAssembler``), interleaved round by round; the figures to read are
-the ratios to the floor. ``--memory`` measures the memory per open call on both paths;
+it times the floor (append, one ``json.loads`` per call), the native path and the pure-Python
+one (``competitors.pure_python``), interleaved round by round; the figures to read are the
+ratios to the floor. ``--memory`` measures the memory per open call on both paths;
 ``--only APPROACH --workload NAME --loops N`` runs one approach alone (for
 ``valgrind --tool=callgrind``, see docs/native.md).
 
@@ -29,79 +29,40 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import competitors
 from competitors import (
+    PythonAssembler,
     floor_json,
     floor_json_anthropic,
     floor_sse,
     toolstitch_anthropic,
+    toolstitch_anthropic_pure,
     toolstitch_assembler,
+    toolstitch_pure,
     toolstitch_sse,
+    toolstitch_sse_pure,
 )
 from workloads import Workload, anthropic_events, by_name, sse_body
 
 import toolstitch
 from toolstitch.core import assembler as core
-from toolstitch.stitch import stitcher as stitch_module
 from toolstitch.vocab.native import REASON
 
-PythonAssembler: Any = vars(core)["_PythonAssembler"]
-PythonStitcher: Any = vars(stitch_module)["_PythonStitcher"]
 WORKLOADS = ("small", "medium", "parallel8", "write_file_64k", "write_file_1m")
-
-
-@contextmanager
-def pure_python() -> Iterator[None]:
-    """Within: the ``Assembler`` and the ``Stitcher`` that ``competitors`` makes are the
-    pure-Python ones, and so is the assembler inside that stitcher (the modules' names,
-    swapped back after)."""
-    swaps = [
-        (vars(stitch_module), "Assembler", PythonAssembler),
-        (vars(competitors), "Assembler", PythonAssembler),
-        (vars(competitors), "Stitcher", PythonStitcher),
-    ]
-    saved = [names[name] for names, name, _ in swaps]
-    for names, name, value in swaps:
-        names[name] = value
-    try:
-        yield
-    finally:
-        for (names, name, _), old in zip(swaps, saved, strict=True):
-            names[name] = old
-
-
-def python_assembler(deltas: list[dict[str, Any]]) -> dict[int, Any]:
-    """``competitors.toolstitch_assembler`` on the pure-Python path."""
-    with pure_python():
-        return toolstitch_assembler(deltas)
-
-
-def python_anthropic(events: list[dict[str, Any]]) -> dict[int, Any]:
-    """``competitors.toolstitch_anthropic`` on the pure-Python path."""
-    with pure_python():
-        return toolstitch_anthropic(events)
-
-
-def python_sse(pieces: list[Any]) -> dict[int, Any]:
-    """``competitors.toolstitch_sse`` (SSE bytes end to end) on the pure-Python path."""
-    with pure_python():
-        return toolstitch_sse(pieces)
 
 
 Approach = Callable[[list[Any]], dict[int, Any]]
 SHAPES: dict[str, dict[str, Approach]] = {
-    "openai": {"floor": floor_json, "native": toolstitch_assembler, "pure": python_assembler},
+    "openai": {"floor": floor_json, "native": toolstitch_assembler, "pure": toolstitch_pure},
     "anthropic": {
         "floor": floor_json_anthropic,
         "native": toolstitch_anthropic,
-        "pure": python_anthropic,
+        "pure": toolstitch_anthropic_pure,
     },
-    "sse": {"floor": floor_sse, "native": toolstitch_sse, "pure": python_sse},
+    "sse": {"floor": floor_sse, "native": toolstitch_sse, "pure": toolstitch_sse_pure},
 }
 
 

@@ -26,7 +26,8 @@ import inspect
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,8 @@ from workloads import Workload, anthropic_events, openai_chunks, sse_body
 
 import toolstitch
 from toolstitch import Assembler, CallReady, Limits, Stitcher
+from toolstitch.core import assembler as _core
+from toolstitch.stitch import stitcher as _stitch_module
 
 Result = dict[int, Any]
 
@@ -406,6 +409,46 @@ def toolstitch_anthropic(events: list[dict[str, Any]], clock: Clock = UNLIMITED)
     return ready
 
 
+# -- the pure-Python path, in the same process ---------------------------------------------------
+
+#: The pure-Python classes (the reference and the fallback; ``Assembler`` and ``Stitcher`` are
+#: the native ones when the extension is built, see ``toolstitch.NATIVE``).
+PythonAssembler: Any = vars(_core)["_PythonAssembler"]
+PythonStitcher: Any = vars(_stitch_module)["_PythonStitcher"]
+
+
+@contextmanager
+def pure_python() -> Iterator[None]:
+    """Within: the ``Assembler`` and the ``Stitcher`` that the toolstitch approaches make are
+    the pure-Python ones, and so is the assembler inside that stitcher (the modules' names,
+    swapped back after)."""
+    swaps = [
+        (vars(_stitch_module), "Assembler", PythonAssembler),
+        (globals(), "Assembler", PythonAssembler),
+        (globals(), "Stitcher", PythonStitcher),
+    ]
+    saved = [names[name] for names, name, _ in swaps]
+    for names, name, value in swaps:
+        names[name] = value
+    try:
+        yield
+    finally:
+        for (names, name, _), old in zip(swaps, saved, strict=True):
+            names[name] = old
+
+
+def toolstitch_pure(deltas: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Result:
+    """``toolstitch_assembler`` on the pure-Python path."""
+    with pure_python():
+        return toolstitch_assembler(deltas, clock)
+
+
+def toolstitch_anthropic_pure(events: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Result:
+    """``toolstitch_anthropic`` on the pure-Python path."""
+    with pure_python():
+        return toolstitch_anthropic(events, clock)
+
+
 # -- raw SSE bytes -------------------------------------------------------------------------------
 
 
@@ -465,9 +508,19 @@ def toolstitch_sse(pieces: list[bytes], clock: Clock = UNLIMITED) -> Result:
     return ready
 
 
+def toolstitch_sse_pure(pieces: list[bytes], clock: Clock = UNLIMITED) -> Result:
+    """``toolstitch_sse`` on the pure-Python path."""
+    with pure_python():
+        return toolstitch_sse(pieces, clock)
+
+
 #: SSE bodies are ~40x the argument size (one JSON envelope per few characters): the sweep
 #: stops them at 4 MB of arguments (a 160 MB body) to keep the run's memory reasonable.
 SSE_SWEEP_CAP = 5_000_000
+
+#: The pure-Python path takes ~10x the floor: the sweep stops it at 4 MB of arguments too, so
+#: that its 16 MB point (~15 s per run, several rounds) does not double the run's length.
+PURE_SWEEP_CAP = 5_000_000
 
 ORJSON_LOSSY = "integers beyond 64 bits come back as floats (orjson parses them lossily)"
 
@@ -486,6 +539,13 @@ APPROACHES: tuple[Approach, ...] = (
         "openai",
         toolstitch_assembler,
         "Assembler.feed per delta (validates as it goes)",
+    ),
+    Approach(
+        "toolstitch_pure",
+        "openai",
+        toolstitch_pure,
+        "the same on the pure-Python path (the reference and the fallback)",
+        sweep_cap=PURE_SWEEP_CAP,
     ),
     Approach(
         "ijson_naive",
@@ -543,6 +603,13 @@ APPROACHES: tuple[Approach, ...] = (
         "Stitcher(provider='anthropic').feed per event dict",
     ),
     Approach(
+        "toolstitch_anthropic_pure",
+        "anthropic",
+        toolstitch_anthropic_pure,
+        "the same on the pure-Python path",
+        sweep_cap=PURE_SWEEP_CAP,
+    ),
+    Approach(
         "anthropic_sdk",
         "anthropic",
         anthropic_sdk,
@@ -573,6 +640,13 @@ APPROACHES: tuple[Approach, ...] = (
         "sse",
         toolstitch_sse,
         "Stitcher().feed per body piece: SSE decode + adapter + assembler",
+        sweep_cap=SSE_SWEEP_CAP,
+    ),
+    Approach(
+        "toolstitch_sse_pure",
+        "sse",
+        toolstitch_sse_pure,
+        "the same on the pure-Python path",
         sweep_cap=SSE_SWEEP_CAP,
     ),
 )
