@@ -230,6 +230,97 @@ def measure_shape(
         gc.freeze()
 
 
+def _limit(run: Run, approach: Approach, total: int) -> int | None:
+    """How much of a clocked SDK approach's input is worth preparing: twice its budget at the
+    cheapest rate seen so far (``None``: all of it)."""
+    per_item = run.per_item.get(approach.name)
+    if not (approach.clocked and approach.prepare is not None and per_item):
+        return None
+    limit = int(2 * run.config.budget / per_item) + TICK
+    return None if limit >= total else limit
+
+
+def _note_rate(run: Run, approach: Approach, seconds: float, items: int) -> None:
+    run.per_item[approach.name] = min(run.per_item.get(approach.name, math.inf), seconds / items)
+
+
+def _stopped(run: Run, approach: Approach, record: Record, stop: DidNotFinish, data: Any) -> None:
+    """A clocked run passed its budget: its estimate, from its own progress."""
+    elapsed = stop.marks[-1][1]
+    if stop.done:
+        _note_rate(run, approach, elapsed, stop.done)
+    record.status = "dnf"
+    record.estimate = progress_estimate(stop.marks, record.items)
+    record.model = PROGRESS_MODEL
+    record.stopped = {
+        "done": stop.done,
+        "items": record.items,
+        "elapsed": elapsed,
+        "prepared": len(data),
+        "budget": run.config.budget,
+    }
+
+
+def _checked_first_run(
+    run: Run, workload: Workload, approach: Approach, record: Record, want: Result, base: list[Any]
+) -> tuple[Any, float] | None:
+    """Prepare the approach's input and run it once, checked against ``want``: its input and
+    time, or ``None`` with the record saying why it will not be sampled."""
+    missing = approach.missing()
+    if missing:
+        record.status, record.note = "missing", f"not installed: {', '.join(missing)}"
+        return None
+    limit = _limit(run, approach, record.items)
+    if approach.prepare is None:
+        data = base
+    else:
+        data = approach.prepare(workload, limit)
+        gc.freeze()
+    stop_at: float = math.inf if limit is None else max(TICK, (limit - 1) // TICK * TICK)
+    try:
+        first, result = _first_run(approach, data, run.config.budget, stop_at)
+    except DidNotFinish as stop:
+        _stopped(run, approach, record, stop, data)
+        return None
+    except Exception as exc:  # a competitor that breaks is a result, not a crash
+        record.status, record.note = "failed", f"{type(exc).__name__}: {exc}"[:300]
+        return None
+    if not check(approach, result, want):
+        record.status, record.note = "failed", "wrong result"
+        return None
+    _note_rate(run, approach, first, record.items)
+    return data, first
+
+
+Planned = tuple[Approach, Any, int, int, Record]  # approach, input, loops, samples, record
+
+
+def _plan(config: Config, approach: Approach, data: Any, first: float, record: Record) -> Planned:
+    """How many loops make one sample and how many samples it gets within ``sample_time``."""
+    loops = max(1, math.ceil(config.min_sample / max(first, 1e-9)))
+    per_sample = first * loops
+    wanted = int(config.sample_time / per_sample) if per_sample else config.rounds
+    low = 0 if approach.clocked and first > config.sample_time else config.min_samples
+    if approach.clocked:
+        low = min(low, 1)
+    count = max(low, min(config.rounds, wanted))
+    if count == 0:
+        record.samples.append(first)
+    return approach, data, loops, count, record
+
+
+def _rounds(plan: list[Planned]) -> None:
+    """Interleaved rounds (the order rotates each round); each record gets its median."""
+    most = max((count for *_, count, _ in plan), default=0)
+    for round_ in range(most):
+        shift = round_ % max(1, len(plan))
+        for approach, data, loops, count, record in plan[shift:] + plan[:shift]:
+            if round_ < count:
+                record.samples.append(_sample(approach.run, data, loops))
+    for *_, record in plan:
+        record.seconds = statistics.median(record.samples)
+
+
 def _measure(
     run: Run,
     workload: Workload,
@@ -240,10 +331,8 @@ def _measure(
     skipped: Iterable[Record],
     base: list[Any],
 ) -> list[Record]:
-    config = run.config
-    total = len(base)
     records: list[Record] = list(skipped)
-    active: list[tuple[Approach, Any, float, Record]] = []
+    plan: list[Planned] = []
     for approach in approaches:
         record = Record(
             workload.name,
@@ -251,75 +340,15 @@ def _measure(
             shape,
             approach.name,
             len(workload.deltas),
-            total,
+            len(base),
             workload.argument_chars,
             note=approach.lossy,
         )
         records.append(record)
-        missing = approach.missing()
-        if missing:
-            record.status, record.note = "missing", f"not installed: {', '.join(missing)}"
-            continue
-        limit: int | None = None
-        per_item = run.per_item.get(approach.name)
-        if approach.clocked and approach.prepare is not None and per_item:
-            limit = int(2 * config.budget / per_item) + TICK
-            if limit >= total:
-                limit = None
-        if approach.prepare is None:
-            data = base
-        else:
-            data = approach.prepare(workload, limit)
-            gc.freeze()
-        stop_at: float = math.inf if limit is None else max(TICK, (limit - 1) // TICK * TICK)
-        try:
-            first, result = _first_run(approach, data, config.budget, stop_at)
-        except DidNotFinish as stop:
-            elapsed = stop.marks[-1][1]
-            if stop.done:
-                run.per_item[approach.name] = min(
-                    run.per_item.get(approach.name, math.inf), elapsed / stop.done
-                )
-            record.status = "dnf"
-            record.estimate = progress_estimate(stop.marks, total)
-            record.model = PROGRESS_MODEL
-            record.stopped = {
-                "done": stop.done,
-                "items": total,
-                "elapsed": elapsed,
-                "prepared": len(data),
-                "budget": config.budget,
-            }
-            continue
-        except Exception as exc:  # a competitor that breaks is a result, not a crash
-            record.status, record.note = "failed", f"{type(exc).__name__}: {exc}"[:300]
-            continue
-        if not check(approach, result, want):
-            record.status, record.note = "failed", "wrong result"
-            continue
-        run.per_item[approach.name] = min(run.per_item.get(approach.name, math.inf), first / total)
-        active.append((approach, data, first, record))
-    # Interleaved rounds: each approach gets up to `rounds` samples within `sample_time`.
-    plan = []
-    for approach, data, first, record in active:
-        loops = max(1, math.ceil(config.min_sample / max(first, 1e-9)))
-        per_sample = first * loops
-        wanted = int(config.sample_time / per_sample) if per_sample else config.rounds
-        low = 0 if approach.clocked and first > config.sample_time else config.min_samples
-        if approach.clocked:
-            low = min(low, 1)
-        count = max(low, min(config.rounds, wanted))
-        if count == 0:
-            record.samples.append(first)
-        plan.append((approach, data, loops, count, record))
-    most = max((count for *_, count, _ in plan), default=0)
-    for round_ in range(most):
-        shift = round_ % max(1, len(plan))
-        for approach, data, loops, count, record in plan[shift:] + plan[:shift]:
-            if round_ < count:
-                record.samples.append(_sample(approach.run, data, loops))
-    for *_, record in plan:
-        record.seconds = statistics.median(record.samples)
+        first = _checked_first_run(run, workload, approach, record, want, base)
+        if first is not None:
+            plan.append(_plan(run.config, approach, first[0], first[1], record))
+    _rounds(plan)
     return records
 
 
@@ -589,8 +618,7 @@ def machine() -> dict[str, Any]:
     }
 
 
-def targets(run: Run, expo: dict[str, dict[str, Any]]) -> list[tuple[str, str, str]]:
-    rows = []
+def _ratio_target(run: Run) -> tuple[str, str, str]:
     worst: list[str] = []
     met = True
     for name in STANDARD_NAMES:
@@ -605,81 +633,85 @@ def targets(run: Run, expo: dict[str, dict[str, Any]]) -> list[tuple[str, str, s
             ratio = record.seconds / floor.seconds
             met = met and ratio <= TARGET_RATIO
             worst.append(f"{name}/{shape} {ratio:.2f}×")
-    rows.append(
-        (
-            f"≤ {TARGET_RATIO:g}× the floor on every workload (each shape against its own floor)",
-            "; ".join(worst) or "not measured",
-            "yes" if worst and met else "no",
-        )
+    return (
+        f"≤ {TARGET_RATIO:g}× the floor on every workload (each shape against its own floor)",
+        "; ".join(worst) or "not measured",
+        "yes" if worst and met else "no",
     )
+
+
+def _growth_target(mine: dict[str, Any], reference: dict[str, Any] | None) -> tuple[str, str, str]:
+    size = mine["largest_measured_chars"]
+    ok = mine["two_largest"] <= TARGET_EXPONENT and size >= 16_000_000
+    context = (
+        f" (floor_json: {reference['two_largest']:.2f} and {reference['least_squares']:.2f})"
+        if reference
+        else ""
+    )
+    return (
+        f"growth exponent ≤ {TARGET_EXPONENT} up to 16 MB",
+        f"{mine['two_largest']:.2f} between the two largest sizes (up to {size:,.0f} "
+        f"chars); {mine['least_squares']:.2f} least squares over all sizes{context}",
+        "yes" if ok else ("no" if size >= 16_000_000 else "not measured up to 16 MB"),
+    )
+
+
+def _memory_target(memory: list[dict[str, Any]]) -> tuple[str, str, str]:
+    worst_memory = max(memory, key=lambda m: m["toolstitch_ratio"])
+    big = [m for m in memory if m["argument_bytes"] >= 64_000]
+    worst_big = max(big, key=lambda m: m["toolstitch_ratio"]) if big else None
+    ok = worst_memory["toolstitch_ratio"] <= TARGET_MEMORY
+    value = (
+        f"worst {worst_memory['toolstitch_ratio']:.2f}× ({worst_memory['workload']}; "
+        f"floor_json there {worst_memory['floor_ratio']:.2f}×)"
+    )
+    if worst_big is not None:
+        value += (
+            f"; worst from 64 KB of arguments up {worst_big['toolstitch_ratio']:.2f}× "
+            f"({worst_big['workload']}; floor_json there {worst_big['floor_ratio']:.2f}×)"
+        )
+    return (f"peak memory ≤ {TARGET_MEMORY:g}× the argument size", value, "yes" if ok else "no")
+
+
+def _ready_target(ready: list[dict[str, Any]]) -> tuple[str, str, str]:
+    bad = [f"{r['workload']}/{shape}" for r in ready for shape in SHAPES if not r.get(shape)]
+    return (
+        "CallReady from the feed that closes the object",
+        "every workload and shape" if not bad else "not on " + ", ".join(bad),
+        "yes" if not bad else "no",
+    )
+
+
+def targets(run: Run, expo: dict[str, dict[str, Any]]) -> list[tuple[str, str, str]]:
+    rows = [_ratio_target(run)]
     mine = expo.get("toolstitch")
     if mine:
-        size = mine["largest_measured_chars"]
-        ok = mine["two_largest"] <= TARGET_EXPONENT and size >= 16_000_000
-        reference = expo.get("floor_json")
-        context = (
-            f" (floor_json: {reference['two_largest']:.2f} and {reference['least_squares']:.2f})"
-            if reference
-            else ""
-        )
-        rows.append(
-            (
-                f"growth exponent ≤ {TARGET_EXPONENT} up to 16 MB",
-                f"{mine['two_largest']:.2f} between the two largest sizes (up to {size:,.0f} "
-                f"chars); {mine['least_squares']:.2f} least squares over all sizes{context}",
-                "yes" if ok else ("no" if size >= 16_000_000 else "not measured up to 16 MB"),
-            )
-        )
+        rows.append(_growth_target(mine, expo.get("floor_json")))
     if run.memory:
-        worst_memory = max(run.memory, key=lambda m: m["toolstitch_ratio"])
-        big = [m for m in run.memory if m["argument_bytes"] >= 64_000]
-        worst_big = max(big, key=lambda m: m["toolstitch_ratio"]) if big else None
-        ok = worst_memory["toolstitch_ratio"] <= TARGET_MEMORY
-        value = (
-            f"worst {worst_memory['toolstitch_ratio']:.2f}× ({worst_memory['workload']}; "
-            f"floor_json there {worst_memory['floor_ratio']:.2f}×)"
-        )
-        if worst_big is not None:
-            value += (
-                f"; worst from 64 KB of arguments up {worst_big['toolstitch_ratio']:.2f}× "
-                f"({worst_big['workload']}; floor_json there {worst_big['floor_ratio']:.2f}×)"
-            )
-        rows.append(
-            (f"peak memory ≤ {TARGET_MEMORY:g}× the argument size", value, "yes" if ok else "no")
-        )
+        rows.append(_memory_target(run.memory))
     if run.ready:
-        bad = [
-            f"{r['workload']}/{shape}" for r in run.ready for shape in SHAPES if not r.get(shape)
-        ]
-        rows.append(
-            (
-                "CallReady from the feed that closes the object",
-                "every workload and shape" if not bad else "not on " + ", ".join(bad),
-                "yes" if not bad else "no",
-            )
-        )
+        rows.append(_ready_target(run.ready))
     return rows
 
 
-def markdown(run: Run, facts: dict[str, Any], expo: dict[str, dict[str, Any]]) -> str:
+def _header(run: Run, facts: dict[str, Any]) -> list[str]:
     config = run.config
-    names = [n for n in STANDARD_NAMES if any(r.workload == n for r in run.records)]
-    out: list[str] = []
-    out.append(
+    return [
         f"Run of {facts['date']} ({config.mode} mode): {facts['cores']} cores, {facts['cpu']}; "
         f"{facts['implementation']} {facts['python']}; ijson backend `{facts['ijson_backend']}`; "
         f"toolstitch {facts['versions']['toolstitch']} (`{facts['commit'] or 'no git'}`). "
         f"Medians of up to {config.rounds} interleaved rounds; time budget per run "
-        f"{config.budget:g} s."
-    )
-    out.append("")
-    out.append(
+        f"{config.budget:g} s.",
+        "",
         "ns per delta (ratio to the floor of the same shape, same rounds). `~` extrapolated, "
-        f"⏱ did not finish within the {config.budget:g} s budget (model: {PROGRESS_MODEL})."
-    )
-    out.append("")
-    out.append("| shape | approach | " + " | ".join(names) + " |")
-    out.append("|---|---|" + "---:|" * len(names))
+        f"⏱ did not finish within the {config.budget:g} s budget (model: {PROGRESS_MODEL}).",
+        "",
+    ]
+
+
+def _standard_table(run: Run) -> list[str]:
+    names = [n for n in STANDARD_NAMES if any(r.workload == n for r in run.records)]
+    out = ["| shape | approach | " + " | ".join(names) + " |", "|---|---|" + "---:|" * len(names)]
     notes: dict[str, str] = {}
     for approach in APPROACHES:
         cells = []
@@ -699,62 +731,123 @@ def markdown(run: Run, facts: dict[str, Any], expo: dict[str, dict[str, Any]]) -
         f"Deltas per workload: {deltas}. The Anthropic and SSE shapes carry the same fragments; "
         "their cost is divided by the same delta count."
     )
-    lossy = {a.lossy for a in APPROACHES if a.lossy}
-    for text in sorted(lossy):
+    for text in sorted({a.lossy for a in APPROACHES if a.lossy}):
         out.append(f"† {text}; checked equal up to that.")
-    for where, text in notes.items():
-        out.append(f"- {where}: {text}")
+    out.extend(f"- {where}: {text}" for where, text in notes.items())
     out.append("")
-    # The sweep.
+    return out
+
+
+def _sweep_cell(record: Record | None) -> str:
+    if record is None or record.cost is None:
+        return "–" if record is None else record.status.replace("skipped", "–")
+    tilde = "" if record.seconds is not None else "~"
+    mark = " ⏱" if record.status == "dnf" else ""
+    return f"{tilde}{_seconds(record.cost)}{mark}"
+
+
+def _sweep_table(run: Run, expo: dict[str, dict[str, Any]]) -> list[str]:
     sizes = [r for r in run.records if r.group == "sweep" and r.approach == "floor_json"]
-    if sizes:
+    if not sizes:
+        return []
+    head = [f"{r.workload.removeprefix('write_file_')}" for r in sizes]
+    out = [
+        "Size sweep (`write_file`, one call): seconds per stream; `~` extrapolated "
+        f"({SIZE_MODEL}); ⏱ stopped at the budget; exponents from measured sizes only.",
+        "",
+        "| approach | " + " | ".join(head) + " | slope, two largest | slope, least squares |",
+        "|---|" + "---:|" * (len(head) + 2),
+    ]
+    for approach in APPROACHES:
+        cells = [_sweep_cell(run.find(r.workload, approach.name)) for r in sizes]
+        e = expo.get(approach.name)
+        two = f"{e['two_largest']:.2f}" if e else "–"
+        lsq = f"{e['least_squares']:.2f}" if e else "–"
+        out.append(f"| {approach.name} | " + " | ".join(cells) + f" | {two} | {lsq} |")
+    out.append("")
+    return out
+
+
+def _memory_table(memory: list[dict[str, Any]]) -> list[str]:
+    if not memory:
+        return []
+    out = [
+        "Peak memory (tracemalloc, separate untimed pass; the input deltas are not counted, "
+        "the parsed result is):",
+        "",
+        "| workload | argument bytes | toolstitch peak | × args | floor_json peak | × args |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for m in memory:
+        wrong = "" if m.get("toolstitch_correct", True) else " (wrong result!)"
         out.append(
-            "Size sweep (`write_file`, one call): seconds per stream; `~` extrapolated "
-            f"({SIZE_MODEL}); ⏱ stopped at the budget; exponents from measured sizes only."
+            f"| {m['workload']}{wrong} | {m['argument_bytes']:,} | {m['toolstitch_peak']:,} | "
+            f"{m['toolstitch_ratio']:.2f} | {m['floor_json_peak']:,} | {m['floor_ratio']:.2f} |"
         )
-        out.append("")
-        head = [f"{r.workload.removeprefix('write_file_')}" for r in sizes]
-        out.append(
-            "| approach | " + " | ".join(head) + " | slope, two largest | slope, least squares |"
-        )
-        out.append("|---|" + "---:|" * (len(head) + 2))
-        for approach in APPROACHES:
-            cells = []
-            for size_record in sizes:
-                record = run.find(size_record.workload, approach.name)
-                if record is None or record.cost is None:
-                    cells.append("–" if record is None else record.status.replace("skipped", "–"))
-                    continue
-                tilde = "" if record.seconds is not None else "~"
-                mark = " ⏱" if record.status == "dnf" else ""
-                cells.append(f"{tilde}{_seconds(record.cost)}{mark}")
-            e = expo.get(approach.name)
-            two = f"{e['two_largest']:.2f}" if e else "–"
-            lsq = f"{e['least_squares']:.2f}" if e else "–"
-            out.append(f"| {approach.name} | " + " | ".join(cells) + f" | {two} | {lsq} |")
-        out.append("")
-    if run.memory:
-        out.append(
-            "Peak memory (tracemalloc, separate untimed pass; the input deltas are not counted, "
-            "the parsed result is):"
-        )
-        out.append("")
-        out.append(
-            "| workload | argument bytes | toolstitch peak | × args | floor_json peak | × args |"
-        )
-        out.append("|---|---:|---:|---:|---:|---:|")
-        for m in run.memory:
-            wrong = "" if m.get("toolstitch_correct", True) else " (wrong result!)"
-            out.append(
-                f"| {m['workload']}{wrong} | {m['argument_bytes']:,} | {m['toolstitch_peak']:,} | "
-                f"{m['toolstitch_ratio']:.2f} | {m['floor_json_peak']:,} | {m['floor_ratio']:.2f} |"
-            )
-        out.append("")
-    out.append("| target | this run | met? |")
-    out.append("|---|---|---|")
-    for target, value, met in targets(run, expo):
-        out.append(f"| {target} | {value} | {met} |")
+    out.append("")
+    return out
+
+
+def markdown(run: Run, facts: dict[str, Any], expo: dict[str, dict[str, Any]]) -> str:
+    out = _header(run, facts) + _standard_table(run) + _sweep_table(run, expo)
+    out += _memory_table(run.memory)
+    out += ["| target | this run | met? |", "|---|---|---|"]
+    out += [f"| {target} | {value} | {met} |" for target, value, met in targets(run, expo)]
     return "\n".join(out)
+
+
+#: Curves above this many seconds are not drawn.
+PLOT_TOP = 1e5
+
+
+def _plot_approach(axes: Any, run: Run, approach: Approach, marker: str, color: Any) -> None:
+    """One approach's curve over the sweep: measured points, then its extrapolations dotted."""
+    records = sorted(
+        (r for r in run.records if r.group == "sweep" and r.approach == approach.name),
+        key=lambda r: r.chars,
+    )
+    measured = [(r.chars, r.seconds) for r in records if r.seconds is not None]
+    guessed = [
+        (r.chars, r.estimate)
+        for r in records
+        if r.seconds is None and r.estimate and r.estimate <= PLOT_TOP
+    ]
+    if not measured:
+        return
+    style: dict[str, Any] = {"color": color}
+    if approach.name.startswith("toolstitch"):
+        style["linewidth"] = 2.6
+    line = axes.plot(
+        [x for x, _ in measured],
+        [y for _, y in measured],
+        marker=marker,
+        label=f"{approach.name} ({approach.shape})",
+        **style,
+    )[0]
+    if guessed:
+        tail = [measured[-1], *guessed]
+        axes.plot(
+            [x for x, _ in tail],
+            [y for _, y in tail],
+            linestyle=":",
+            marker=marker,
+            markerfacecolor="none",
+            color=line.get_color(),
+        )
+
+
+def _plot_slopes(axes: Any, run: Run) -> None:
+    """Grey slope-1 and slope-2 guides from the floor's smallest time."""
+    xs = sorted({r.chars for r in run.records if r.group == "sweep"})
+    if not xs:
+        return
+    floor = [r for r in run.records if r.approach == "floor_json" and r.group == "sweep"]
+    base = min((r.seconds for r in floor if r.seconds), default=1e-5)
+    for power, text in ((1, "slope 1"), (2, "slope 2")):
+        ys = [base * (x / xs[0]) ** power for x in xs]
+        axes.plot(xs, ys, color="0.8", linewidth=0.8, zorder=0)
+        if ys[-1] <= PLOT_TOP:
+            axes.annotate(text, (xs[-1], ys[-1]), color="0.6", fontsize=8, ha="right")
 
 
 def plot(run: Run, path: Path, facts: dict[str, Any]) -> None:
@@ -762,65 +855,26 @@ def plot(run: Run, path: Path, facts: dict[str, Any]) -> None:
     matplotlib.use("Agg")
     pyplot = package("matplotlib.pyplot")
     figure, axes = pyplot.subplots(figsize=(10, 6.5), dpi=110)
-    markers = "osD^v<>phX*P8d"
+    markers = "osD^v<>phX*P8dH+x"
     palette = package("matplotlib").colormaps["tab20"]
-    order = [0, 14, 4, 6, 8, 10, 12, 16, 18, 2, 1, 15, 5, 7]
-    top = 1e5
+    order = [0, 14, 4, 6, 8, 10, 12, 16, 18, 2, 1, 15, 5, 7, 3, 9, 11]
     for number, approach in enumerate(APPROACHES):
-        records = sorted(
-            (r for r in run.records if r.group == "sweep" and r.approach == approach.name),
-            key=lambda r: r.chars,
-        )
-        measured = [(r.chars, r.seconds) for r in records if r.seconds is not None]
-        guessed = [
-            (r.chars, r.estimate)
-            for r in records
-            if r.seconds is None and r.estimate and r.estimate <= top
-        ]
-        if not measured:
-            continue
-        marker = markers[number % len(markers)]
-        style: dict[str, Any] = {"color": palette(order[number % len(order)])}
-        if approach.name.startswith("toolstitch"):
-            style["linewidth"] = 2.6
-        line = axes.plot(
-            [x for x, _ in measured],
-            [y for _, y in measured],
-            marker=marker,
-            label=f"{approach.name} ({approach.shape})",
-            **style,
-        )[0]
-        if guessed:
-            tail = [measured[-1], *guessed]
-            axes.plot(
-                [x for x, _ in tail],
-                [y for _, y in tail],
-                linestyle=":",
-                marker=marker,
-                markerfacecolor="none",
-                color=line.get_color(),
-            )
-    xs = sorted({r.chars for r in run.records if r.group == "sweep"})
-    if xs:
-        floor = [r for r in run.records if r.approach == "floor_json" and r.group == "sweep"]
-        base = min((r.seconds for r in floor if r.seconds), default=1e-5)
-        for power, text in ((1, "slope 1"), (2, "slope 2")):
-            ys = [base * (x / xs[0]) ** power for x in xs]
-            axes.plot(xs, ys, color="0.8", linewidth=0.8, zorder=0)
-            if ys[-1] <= top:
-                axes.annotate(text, (xs[-1], ys[-1]), color="0.6", fontsize=8, ha="right")
+        color = palette(order[number % len(order)])
+        _plot_approach(axes, run, approach, markers[number % len(markers)], color)
+    _plot_slopes(axes, run)
     axes.set_xscale("log")
     axes.set_yscale("log")
-    axes.set_ylim(top=top)
+    axes.set_ylim(top=PLOT_TOP)
     axes.set_xlabel("argument size (chars) of one write_file call")
     axes.set_ylabel("seconds per stream")
     axes.set_title(
         f"Cost vs size, log-log ({run.config.mode} run, {facts['date']}; "
-        f"dotted, hollow: extrapolated; above {top:g} s not drawn)",
+        f"dotted, hollow: extrapolated; above {PLOT_TOP:g} s not drawn)",
         fontsize=10,
     )
     axes.grid(True, which="major", alpha=0.3)
-    axes.legend(fontsize=8, ncol=2, loc="upper left")
+    if axes.get_legend_handles_labels()[0]:  # nothing to name without a sweep
+        axes.legend(fontsize=8, ncol=2, loc="upper left")
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path)
