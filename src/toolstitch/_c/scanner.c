@@ -270,62 +270,77 @@ static int structure(Scanner *self, ScanState *s, Undo *undo, Py_UCS4 c) {
     }
 }
 
+/* Internal to number(): the number ended, complete, before c. */
+enum { NUMBER_ENDED = 2 };
+
+/* After the integer digits (N_INT, N_ZERO): more digits, a fraction, an exponent, or the
+ * end of the number. */
+static inline int after_integer(ScanState *s, Py_UCS4 c, int digit) {
+    if (digit) {
+        return s->lex == N_INT ? SCAN_OK : SCAN_REJECT; /* N_ZERO: a leading zero */
+    }
+    if (c == '.') {
+        s->lex = N_DOT;
+    } else if (c == 'e' || c == 'E') {
+        s->lex = N_E;
+    } else {
+        return NUMBER_ENDED;
+    }
+    s->digit_run = 0;
+    return SCAN_OK;
+}
+
+/* The exponent (N_E, N_ESIGN, N_EXP): its sign, its first digit, the digits after it. */
+static inline int exponent(ScanState *s, Py_UCS4 c, int digit) {
+    if (s->lex == N_E && (c == '+' || c == '-')) {
+        s->lex = N_ESIGN;
+        return SCAN_OK;
+    }
+    if (s->lex != N_EXP) { /* N_E or N_ESIGN: a digit must come */
+        if (!digit) return SCAN_REJECT;
+        s->lex = N_EXP;
+        s->count = 1;
+        return SCAN_OK;
+    }
+    if (!digit) return NUMBER_ENDED;
+    return ++s->count > MAX_EXPONENT_DIGITS ? SCAN_REJECT : SCAN_OK;
+}
+
+/* After a fraction's digits (N_FRAC), at a character that is not a digit: an exponent, or
+ * the end of the number. */
+static inline int after_integer_fraction(ScanState *s, Py_UCS4 c) {
+    if (c != 'e' && c != 'E') return NUMBER_ENDED;
+    s->lex = N_E;
+    s->digit_run = 0;
+    return SCAN_OK;
+}
+
 /* The number token goes on with c, or ends before it (then c is read again). */
 static int number(Scanner *self, ScanState *s, Py_UCS4 c, int *again) {
     int digit = c >= '0' && c <= '9';
-    if (digit) {
-        if (++s->digit_run > self->max_digits) return SCAN_REJECT;
-    }
+    if (digit && ++s->digit_run > self->max_digits) return SCAN_REJECT;
+    int r;
     switch (s->lex) {
     case N_MINUS:
         if (!digit) return SCAN_REJECT;
         s->lex = c == '0' ? N_ZERO : N_INT;
         return SCAN_OK;
     case N_INT:
-        if (digit) return SCAN_OK;
-        /* fall through */
     case N_ZERO:
-        if (c == '.') {
-            s->lex = N_DOT;
-        } else if (c == 'e' || c == 'E') {
-            s->lex = N_E;
-        } else if (digit) {
-            return SCAN_REJECT; /* a leading zero */
-        } else {
-            break;
-        }
-        s->digit_run = 0;
-        return SCAN_OK;
+        r = after_integer(s, c, digit);
+        break;
     case N_DOT:
         if (!digit) return SCAN_REJECT;
         s->lex = N_FRAC;
         return SCAN_OK;
     case N_FRAC:
-        if (digit) return SCAN_OK;
-        if (c == 'e' || c == 'E') {
-            s->lex = N_E;
-            s->digit_run = 0;
-            return SCAN_OK;
-        }
+        r = digit ? SCAN_OK : after_integer_fraction(s, c);
         break;
-    case N_E:
-        if (c == '+' || c == '-') {
-            s->lex = N_ESIGN;
-            return SCAN_OK;
-        }
-        /* fall through */
-    case N_ESIGN:
-        if (!digit) return SCAN_REJECT;
-        s->lex = N_EXP;
-        s->count = 1;
-        return SCAN_OK;
-    default: /* N_EXP */
-        if (digit) {
-            return ++s->count > MAX_EXPONENT_DIGITS ? SCAN_REJECT : SCAN_OK;
-        }
+    default: /* N_E, N_ESIGN, N_EXP */
+        r = exponent(s, c, digit);
         break;
     }
-    /* The number ended, complete, before c. */
+    if (r != NUMBER_ENDED) return r;
     s->digit_run = 0;
     s->lex = L_NONE;
     s->grammar = G_AFTER;
@@ -333,9 +348,52 @@ static int number(Scanner *self, ScanState *s, Py_UCS4 c, int *again) {
     return SCAN_OK;
 }
 
+/* The characters that stand for themselves or one control character after a backslash:
+ * the quote, the backslash, / b f n r t. */
+static inline int is_short_escape(Py_UCS4 c) {
+    switch (c) {
+    case '"':
+    case '\\':
+    case '/':
+    case 'b':
+    case 'f':
+    case 'n':
+    case 'r':
+    case 't':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* One hex digit of a \uXXXX escape (L_HEX). A code unit that can only become a lone low
+ * surrogate is refused at its second digit; a high one waits for its low half. */
+static inline int escape_hex(ScanState *s, Py_UCS4 c) {
+    int v = hex_value(c);
+    if (v < 0) return SCAN_REJECT;
+    s->code = (s->code << 4) | (unsigned int)v;
+    s->count++;
+    if (s->count == 2 && s->code >= 0xDC && s->code <= 0xDF) {
+        return SCAN_REJECT; /* can only become a lone low surrogate */
+    }
+    if (s->count == 4) {
+        s->lex = (s->code >= 0xD800 && s->code <= 0xDBFF) ? L_PAIR_BS : L_STR;
+    }
+    return SCAN_OK;
+}
+
+/* One hex digit of the low half's \uXXXX (L_LOW_HEX): DC00 to DFFF only. */
+static inline int low_half_hex(ScanState *s, Py_UCS4 c) {
+    int v = hex_value(c);
+    if (v < 0) return SCAN_REJECT;
+    if (s->count == 0 && v != 0xD) return SCAN_REJECT;
+    if (s->count == 1 && v < 0xC) return SCAN_REJECT;
+    if (++s->count == 4) s->lex = L_STR;
+    return SCAN_OK;
+}
+
 /* Inside a string, at an escape or surrogate state (not plain body text). */
 static int string_special(ScanState *s, Py_UCS4 c) {
-    int v;
     switch (s->lex) {
     case L_ESC:
         if (c == 'u') {
@@ -344,23 +402,11 @@ static int string_special(ScanState *s, Py_UCS4 c) {
             s->code = 0;
             return SCAN_OK;
         }
-        if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' ||
-            c == 't') {
-            s->lex = L_STR;
-            return SCAN_OK;
-        }
-        return SCAN_REJECT;
-    case L_HEX:
-        if ((v = hex_value(c)) < 0) return SCAN_REJECT;
-        s->code = (s->code << 4) | (unsigned int)v;
-        s->count++;
-        if (s->count == 2 && s->code >= 0xDC && s->code <= 0xDF) {
-            return SCAN_REJECT; /* can only become a lone low surrogate */
-        }
-        if (s->count == 4) {
-            s->lex = (s->code >= 0xD800 && s->code <= 0xDBFF) ? L_PAIR_BS : L_STR;
-        }
+        if (!is_short_escape(c)) return SCAN_REJECT;
+        s->lex = L_STR;
         return SCAN_OK;
+    case L_HEX:
+        return escape_hex(s, c);
     case L_PAIR_BS:
         if (c != '\\') return SCAN_REJECT;
         s->lex = L_PAIR_U;
@@ -371,16 +417,51 @@ static int string_special(ScanState *s, Py_UCS4 c) {
         s->count = 0;
         return SCAN_OK;
     case L_LOW_HEX:
-        if ((v = hex_value(c)) < 0) return SCAN_REJECT;
-        if (s->count == 0 && v != 0xD) return SCAN_REJECT;
-        if (s->count == 1 && v < 0xC) return SCAN_REJECT;
-        if (++s->count == 4) s->lex = L_STR;
-        return SCAN_OK;
+        return low_half_hex(s, c);
     default: /* L_RAW_HIGH */
         if (c < 0xDC00 || c > 0xDFFF) return SCAN_REJECT;
         s->lex = L_STR;
         return SCAN_OK;
     }
+}
+
+/* Plain text of a string from p[*at] (L_STR) up to its first character that is not, which
+ * is read too: *at is past it, or n if the chunk ended first. */
+static inline int string_text(ScanState *s, const Py_UCS4 *p, Py_ssize_t n, Py_ssize_t *at) {
+    Py_ssize_t i = *at;
+    Py_UCS4 c = p[i];
+    while (c >= 0x20 && c != '"' && c != '\\' && (c < 0xD800 || c > 0xDFFF)) {
+        if (++i == n) {
+            *at = n;
+            return SCAN_OK;
+        }
+        c = p[i];
+    }
+    *at = i + 1;
+    if (c == '"') {
+        s->lex = L_NONE;
+        s->grammar = s->key ? G_COLON : G_AFTER;
+    } else if (c == '\\') {
+        s->lex = L_ESC;
+    } else if (c >= 0xD800 && c <= 0xDBFF) {
+        s->lex = L_RAW_HIGH;
+        s->raw_pair = 1;
+    } else {
+        return SCAN_REJECT; /* a control character or a lone low surrogate */
+    }
+    return SCAN_OK;
+}
+
+/* The next character of a literal (L_LIT: true, false, null). */
+static inline int literal(ScanState *s, Py_UCS4 c) {
+    if (c != (Py_UCS4)(unsigned char)LITERAL_WORDS[s->literal][s->count]) {
+        return SCAN_REJECT;
+    }
+    if (++s->count == LITERAL_LENGTHS[s->literal]) {
+        s->lex = L_NONE;
+        s->grammar = G_AFTER;
+    }
+    return SCAN_OK;
 }
 
 /* Scan n code points. SCAN_OK, SCAN_REJECT or SCAN_ERROR. */
@@ -401,33 +482,12 @@ static int scan_chunk(Scanner *self, ScanState *s, Undo *undo, const Py_UCS4 *p,
             i++;
             continue;
         case L_STR:
-            while (c >= 0x20 && c != '"' && c != '\\' && (c < 0xD800 || c > 0xDFFF)) {
-                if (++i == n) return SCAN_OK;
-                c = p[i];
-            }
-            i++;
-            if (c == '"') {
-                s->lex = L_NONE;
-                s->grammar = s->key ? G_COLON : G_AFTER;
-            } else if (c == '\\') {
-                s->lex = L_ESC;
-            } else if (c >= 0xD800 && c <= 0xDBFF) {
-                s->lex = L_RAW_HIGH;
-                s->raw_pair = 1;
-            } else {
-                return SCAN_REJECT; /* a control character or a lone low surrogate */
-            }
-            continue;
+            r = string_text(s, p, n, &i);
+            break;
         case L_LIT:
-            if (c != (Py_UCS4)(unsigned char)LITERAL_WORDS[s->literal][s->count]) {
-                return SCAN_REJECT;
-            }
+            r = literal(s, c);
             i++;
-            if (++s->count == LITERAL_LENGTHS[s->literal]) {
-                s->lex = L_NONE;
-                s->grammar = G_AFTER;
-            }
-            continue;
+            break;
         case N_MINUS:
         case N_ZERO:
         case N_INT:
@@ -438,16 +498,15 @@ static int scan_chunk(Scanner *self, ScanState *s, Undo *undo, const Py_UCS4 *p,
         case N_EXP: {
             int again = 0;
             r = number(self, s, c, &again);
-            if (r != SCAN_OK) return r;
             if (!again) i++;
-            continue;
+            break;
         }
         default:
             r = string_special(s, c);
-            if (r != SCAN_OK) return r;
             i++;
-            continue;
+            break;
         }
+        if (r != SCAN_OK) return r;
     }
     return SCAN_OK;
 }
