@@ -156,6 +156,61 @@ def _check(
         before[snap.index] = snap.state
 
 
+def _feed(asm: Assembler, op: str, fields: list[str]) -> list[Any] | None:
+    """Feed one delta record (``d``, ``m``, ``o`` or ``x``): its events, or ``None`` when it
+    was refused with ``InvalidDelta`` as it had to be (then nothing changed)."""
+    delta = _not_a_delta(fields[0]) if op == "x" else _delta(op, fields)
+    index = _index(fields[0])
+    invalid = op == "x" or not (index is None or (type(index) is int and index >= 0))
+    before = _state(asm) if invalid else None
+    try:
+        events = asm.feed(delta)
+    except InvalidDelta as exc:
+        assert invalid, f"InvalidDelta for a valid delta {delta!r}"
+        assert exc.code == "invalid-delta"  # noqa: PT017  (not a pytest test)
+        assert _state(asm) == before, "InvalidDelta changed the state"
+        return None
+    assert not invalid, f"not a delta, yet accepted: {delta!r}"
+    return events
+
+
+def _end(asm: Assembler, fields: list[str]) -> list[Any] | None:
+    """An ``e`` record: the events of ``end``, or ``None`` when its index is not an int."""
+    index = _index(fields[0])
+    try:
+        return asm.end(index)  # type: ignore[arg-type]
+    except InvalidDelta:
+        assert not isinstance(index, int) or isinstance(index, bool)
+        return None
+
+
+def _step(
+    asm: Assembler, ledger: Ledger, states: dict[int, CallState], op: str, fields: list[str]
+) -> list[Any] | None:
+    """Carry out one record: the events to check, or ``None`` when there is nothing to check."""
+    if op in ("d", "m", "o", "x"):
+        return _feed(asm, op, fields)
+    if op == "f":
+        return asm.finish()
+    if op == "e":
+        return _end(asm, fields)
+    if op == "r":
+        asm.reset()
+        ledger.reset()
+        states.clear()
+        return []
+    return None
+
+
+def _settle(
+    asm: Assembler, ledger: Ledger, states: dict[int, CallState], events: list[Any]
+) -> None:
+    """Give the ledger the events of one step, then check everything against it."""
+    calls = asm.calls
+    ledger.take(events, {snap.index: snap.arguments for snap in calls})
+    _check(asm, ledger, states, calls)
+
+
 def run(data: bytes, ledger: Ledger | None = None) -> None:
     records = decode(data).split("\x1e")
     asm = Assembler()
@@ -165,45 +220,14 @@ def run(data: bytes, ledger: Ledger | None = None) -> None:
     states: dict[int, CallState] = {}
     for record in records[:2000]:
         op, fields = record[:1], record[1:].split("\x1f")
-        if op in ("d", "m", "o", "x"):
-            delta = _not_a_delta(fields[0]) if op == "x" else _delta(op, fields)
-            index = _index(fields[0])
-            invalid = op == "x" or not (index is None or (type(index) is int and index >= 0))
-            before = _state(asm) if invalid else None
-            try:
-                events = asm.feed(delta)
-            except InvalidDelta as exc:
-                assert invalid, f"InvalidDelta for a valid delta {delta!r}"
-                assert exc.code == "invalid-delta"  # noqa: PT017  (not a pytest test)
-                assert _state(asm) == before, "InvalidDelta changed the state"
-                continue
-            assert not invalid, f"not a delta, yet accepted: {delta!r}"
-        elif op == "f":
-            events = asm.finish()
-        elif op == "e":
-            index = _index(fields[0])
-            try:
-                events = asm.end(index)  # type: ignore[arg-type]
-            except InvalidDelta:
-                assert not isinstance(index, int) or isinstance(index, bool)
-                continue
-        elif op == "r":
-            asm.reset()
-            ledger.reset()
-            states.clear()
-            events = []
-        else:
+        events = _step(asm, ledger, states, op, fields)
+        if events is None:
             continue
-        calls = asm.calls
-        ledger.take(events, {snap.index: snap.arguments for snap in calls})
-        _check(asm, ledger, states, calls)
+        _settle(asm, ledger, states, events)
         if op == "f":
             assert asm.pending == 0
             assert all(index in ledger.ended for index in ledger.started)
-    events = asm.finish()
-    calls = asm.calls
-    ledger.take(events, {snap.index: snap.arguments for snap in calls})
-    _check(asm, ledger, states, calls)
+    _settle(asm, ledger, states, asm.finish())
     assert asm.pending == 0
     assert asm.finish() == []
 

@@ -458,6 +458,20 @@ def test_finish_resolves_every_open_call_exactly_once() -> None:
     by_index = {e.index: e for e in events if isinstance(e, (CallReady, CallDiscarded))}
     assert sorted(by_index) == [0, 1, 2, 3, 4]
     assert len(events) == 5
+    _check_finish_discards(by_index)
+    _check_finish_readies(by_index)
+    assert [c.state for c in asm.calls] == [
+        CallState.DISCARDED,
+        CallState.DISCARDED,
+        CallState.COMPLETE,
+        CallState.COMPLETE,
+        CallState.COMPLETE,
+        CallState.COMPLETE,
+    ]
+
+
+def _check_finish_discards(by_index: dict[int, CallReady | CallDiscarded]) -> None:
+    """Call 0 had no name, call 1 a truncated text: both discarded, with their errors."""
     missing = by_index[0]
     assert isinstance(missing, CallDiscarded)
     assert isinstance(missing.error, MissingName)
@@ -468,6 +482,10 @@ def test_finish_resolves_every_open_call_exactly_once() -> None:
     assert isinstance(truncated.error, TruncatedArguments)
     assert truncated.error.code == "truncated-arguments"
     assert truncated.error.index == 1
+
+
+def _check_finish_readies(by_index: dict[int, CallReady | CallDiscarded]) -> None:
+    """Calls 2 and 3 ready with the empty-arguments default, call 4 with a generated id."""
     for index in (2, 3):
         empty = by_index[index]
         assert isinstance(empty, CallReady)
@@ -476,14 +494,6 @@ def test_finish_resolves_every_open_call_exactly_once() -> None:
     generated = by_index[4]
     assert isinstance(generated, CallReady)
     assert generated.call.id.startswith(GENERATED_ID_PREFIX)
-    assert [c.state for c in asm.calls] == [
-        CallState.DISCARDED,
-        CallState.DISCARDED,
-        CallState.COMPLETE,
-        CallState.COMPLETE,
-        CallState.COMPLETE,
-        CallState.COMPLETE,
-    ]
 
 
 def test_empty_arguments_default_to_an_empty_object() -> None:

@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,6 +76,13 @@ def test_replay_json_on_every_fixture(name: str, capsys: pytest.CaptureFixture[s
     assert report["schema_version"] == cli.SCHEMA_VERSION == 2
     assert report["exit_status"] == status
     assert report["provider"] == expected["provider"]
+    _check_json_calls(report, expected)
+    _check_json_discarded_and_warnings(report, expected)
+    _check_json_stream(report, expected)
+
+
+def _check_json_calls(report: dict[str, Any], expected: dict[str, Any]) -> None:
+    """The ready calls: the fixture's, each with its parsed arguments and where it became ready."""
     assert [{k: c[k] for k in ("index", "id", "name", "arguments")} for c in report["calls"]] == (
         expected["calls"]
     )
@@ -82,6 +90,10 @@ def test_replay_json_on_every_fixture(name: str, capsys: pytest.CaptureFixture[s
         assert list(call) == CALL_KEYS
         assert call["parsed_arguments"] == json.loads(call["arguments"])
         assert set(call["ready_at"]) == {"event", "byte"}
+
+
+def _check_json_discarded_and_warnings(report: dict[str, Any], expected: dict[str, Any]) -> None:
+    """The discarded calls and the warnings: the fixture's codes, each with its keys."""
     for item in report["discarded"]:
         assert list(item) == DISCARD_KEYS
     assert [d["code"] for d in report["discarded"]] == [d["code"] for d in expected["discarded"]]
@@ -91,6 +103,10 @@ def test_replay_json_on_every_fixture(name: str, capsys: pytest.CaptureFixture[s
     assert sorted((w["index"] is None, w["index"] or 0, w["code"]) for w in report["warnings"]) == (
         sorted((w[0] is None, w[0] or 0, w[1]) for w in expected["warnings"])
     )
+
+
+def _check_json_stream(report: dict[str, Any], expected: dict[str, Any]) -> None:
+    """The server calls, the stream error, the finish reason and the text: the fixture's."""
     assert [
         {k: s[k] for k in ("index", "id", "name", "type", "arguments")}
         for s in report["server_calls"]

@@ -58,7 +58,18 @@ def _check_report(entry: dict[str, Any], report: dict[str, Any]) -> None:
     assert report["provider"] == API_TO_PROVIDER[entry["api"]]
     expected = [c for c in entry["expected_tool_calls"] if not c.get("truncated")]
     truncated = [c for c in entry["expected_tool_calls"] if c.get("truncated")]
-    calls = report["calls"]
+    _check_calls(report["calls"], expected)
+    assert [(d["index"], d["id"], d["name"], d["arguments"]) for d in report["discarded"]] == [
+        (c["index"], c["id"], c["name"], c["arguments_json"]) for c in truncated
+    ]
+    assert all(d["code"] == "truncated-arguments" for d in report["discarded"])
+    _check_server_calls(report["server_calls"], entry.get("expected_server_tool_calls", []))
+    _check_stream_error(report["stream_error"], entry)
+    assert report["text"] == entry["expected_text"]
+
+
+def _check_calls(calls: list[dict[str, Any]], expected: list[dict[str, Any]]) -> None:
+    """The ready calls: the manifest's names, indices and arguments; ids given or generated."""
     assert [c["name"] for c in calls] == [c["name"] for c in expected]
     used_ids: set[str] = set()
     for got, want in zip(calls, expected, strict=True):
@@ -72,23 +83,25 @@ def _check_report(entry: dict[str, Any], report: dict[str, Any]) -> None:
             assert got["id"] != got["name"]
         assert got["id"] not in used_ids
         used_ids.add(got["id"])
-    assert [(d["index"], d["id"], d["name"], d["arguments"]) for d in report["discarded"]] == [
-        (c["index"], c["id"], c["name"], c["arguments_json"]) for c in truncated
-    ]
-    assert all(d["code"] == "truncated-arguments" for d in report["discarded"])
-    servers = entry.get("expected_server_tool_calls", [])
-    assert [(s["index"], s["id"], s["name"], s["type"]) for s in report["server_calls"]] == [
+
+
+def _check_server_calls(got: list[dict[str, Any]], servers: list[dict[str, Any]]) -> None:
+    """The provider's server tool calls: the manifest's, with the same arguments."""
+    assert [(s["index"], s["id"], s["name"], s["type"]) for s in got] == [
         (s["index"], s["id"], s["name"], s["type"]) for s in servers
     ]
-    for got_s, want_s in zip(report["server_calls"], servers, strict=True):
+    for got_s, want_s in zip(got, servers, strict=True):
         assert json.loads(got_s["arguments"]) == json.loads(want_s["arguments_json"])
+
+
+def _check_stream_error(error: dict[str, Any] | None, entry: dict[str, Any]) -> None:
+    """A provider error where the manifest expects one (its code in the message), else none."""
     if "expected_error" in entry:
-        assert report["stream_error"] is not None
-        assert report["stream_error"]["code"] == "provider-error"
-        assert entry["expected_error"]["code"] in report["stream_error"]["message"]
+        assert error is not None
+        assert error["code"] == "provider-error"
+        assert entry["expected_error"]["code"] in error["message"]
     else:
-        assert report["stream_error"] is None
-    assert report["text"] == entry["expected_text"]
+        assert error is None
 
 
 @pytest.mark.parametrize("name", sorted(ENTRIES))

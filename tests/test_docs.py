@@ -72,6 +72,19 @@ def _public_parent(cls: type) -> type:
     return next(base for base in cls.__mro__[1:] if not base.__name__.startswith("_"))
 
 
+def _check_drawn_under(cls: type, parent: type, match: re.Match[str], exported: set[type]) -> None:
+    """One drawn class: under its public parent, its other bases named, a leaf with its code."""
+    assert _public_parent(cls) is parent, f"{cls.__name__} is drawn under {parent}"
+    # Every other base is named on the line (InvalidDelta: TypeError, ToolCallError).
+    for base in cls.__bases__:
+        if base is not parent and not base.__name__.startswith("_"):
+            assert base.__name__ in match["rest"], f"{cls.__name__}: {base.__name__}"
+    if not any(other is not cls and issubclass(other, cls) for other in exported):
+        # A leaf shows its code.
+        code = getattr(cls, "code")  # noqa: B009  (mypy: not every class has it)
+        assert match["code"] == ("quirk-…" if cls is toolstitch.ProviderQuirk else code)
+
+
 def test_the_drawn_exception_tree_is_the_class_tree() -> None:
     script = _load_script("make_api_doc.py")
     tree: str = script.error_tree()  # type: ignore[attr-defined]
@@ -91,17 +104,8 @@ def test_the_drawn_exception_tree_is_the_class_tree() -> None:
         while stack and stack[-1][0] >= column:
             stack.pop()
         if stack:
-            parent = stack[-1][1]
-            assert _public_parent(cls) is parent, f"{cls.__name__} is drawn under {parent}"
+            _check_drawn_under(cls, stack[-1][1], match, exported)
             drawn.append(cls)
-            # Every other base is named on the line (InvalidDelta: TypeError, ToolCallError).
-            for base in cls.__bases__:
-                if base is not parent and not base.__name__.startswith("_"):
-                    assert base.__name__ in match["rest"], f"{cls.__name__}: {base.__name__}"
-            if not any(other is not cls and issubclass(other, cls) for other in exported):
-                # A leaf shows its code.
-                code = getattr(cls, "code")  # noqa: B009  (mypy: not every class has it)
-                assert match["code"] == ("quirk-…" if cls is toolstitch.ProviderQuirk else code)
         stack.append((column, cls))
     assert len(drawn) == len(set(drawn))
     assert set(drawn) == exported

@@ -215,26 +215,9 @@ def test_mutated_text_is_judged_at_the_first_bad_character(data: st.DataObject) 
     note_event("closed" if end is not None else "bad" if bad is not None else "open")
     if end is not None:
         # The object closed: the call stands, whatever follows.
-        ((k, ready),) = found(everything, CallReady)
-        assert k == feed_of[holding(fragments, end - 1)]
-        assert ready.call.arguments == text[:end]
-        check_ready_call(ready.call)
-        assert typed(ready.call.parsed_arguments) == typed(load(text[:end]))
-        warnings = found(everything, CallWarning)
-        if bad is None:
-            assert warnings == []
-        else:
-            ((k, warning),) = warnings
-            assert isinstance(warning.error, TrailingArguments)
-            assert warning.error.offset == bad
-            assert k == feed_of[holding(fragments, bad)]
+        _check_closed(text, fragments, everything, feed_of, end, bad)
     elif bad is not None:
-        assert found(everything, CallReady) == []
-        ((k, discarded),) = found(everything, CallDiscarded)
-        assert isinstance(discarded.error, MalformedArguments), discarded.error
-        assert discarded.error.offset == bad
-        assert k == feed_of[holding(fragments, bad)]
-        assert discarded.arguments == "".join(fragments[: holding(fragments, bad) + 1])
+        _check_malformed(fragments, everything, feed_of, bad)
     elif not text.strip(WS):
         ((_, ready),) = found([finish], CallReady)
         assert (ready.call.arguments, ready.call.parsed_arguments) == ("{}", {})
@@ -243,6 +226,43 @@ def test_mutated_text_is_judged_at_the_first_bad_character(data: st.DataObject) 
         assert found(per_feed, CallDiscarded) == []
         ((_, discarded),) = found([finish], CallDiscarded)
         assert isinstance(discarded.error, TruncatedArguments)
+
+
+def _check_closed(
+    text: str,
+    fragments: Sequence[str],
+    everything: list[list[Event]],
+    feed_of: list[int],
+    end: int,
+    bad: int | None,
+) -> None:
+    """The object closed at ``end``: ready from the feed that closed it; a trailing ``bad``
+    character is one warning from the feed that carried it."""
+    ((k, ready),) = found(everything, CallReady)
+    assert k == feed_of[holding(fragments, end - 1)]
+    assert ready.call.arguments == text[:end]
+    check_ready_call(ready.call)
+    assert typed(ready.call.parsed_arguments) == typed(load(text[:end]))
+    warnings = found(everything, CallWarning)
+    if bad is None:
+        assert warnings == []
+    else:
+        ((k, warning),) = warnings
+        assert isinstance(warning.error, TrailingArguments)
+        assert warning.error.offset == bad
+        assert k == feed_of[holding(fragments, bad)]
+
+
+def _check_malformed(
+    fragments: Sequence[str], everything: list[list[Event]], feed_of: list[int], bad: int
+) -> None:
+    """A bad character before the object closed: discarded by the feed that carried it."""
+    assert found(everything, CallReady) == []
+    ((k, discarded),) = found(everything, CallDiscarded)
+    assert isinstance(discarded.error, MalformedArguments), discarded.error
+    assert discarded.error.offset == bad
+    assert k == feed_of[holding(fragments, bad)]
+    assert discarded.arguments == "".join(fragments[: holding(fragments, bad) + 1])
 
 
 # -- (4) what is not JSON never becomes parsed arguments ----------------------------------

@@ -46,6 +46,7 @@ from toolstitch.runner import (
     RunResult,
     Tool,
     ToolDropped,
+    ToolResult,
     ToolResultReady,
     ToolRunner,
     ToolStarted,
@@ -158,6 +159,17 @@ def test_openai_early_and_late_tools_with_early_start_before_stream_end() -> Non
 
     events, result, server = arun(main())
     assert server.timeouts == []
+    _check_early_before_stream_end(events)
+    assert ran == ["lookup paris", "book Ritz"]
+    _check_paris_result(result)
+    _check_sent_back(server)
+    assert isinstance(events[0], RoundStarted)
+    assert isinstance(events[-1], RunFinished)
+    assert events[-1].final_text == "Booked the Ritz."
+
+
+def _check_early_before_stream_end(events: list[Any]) -> None:
+    """The early tool c1 started before the rest of the stream; the late c2 after its end."""
     early = position(events, lambda e: isinstance(e, ToolStarted) and e.call.id == "c1")
     assert events[early].early
     # The early tool started before the rest of the stream: the second call, the finish.
@@ -166,8 +178,10 @@ def test_openai_early_and_late_tools_with_early_start_before_stream_end() -> Non
     late = position(events, lambda e: isinstance(e, ToolStarted) and e.call.id == "c2")
     assert not events[late].early
     assert late > position(events, lambda e: isinstance(e, FinishReason))
-    assert ran == ["lookup paris", "book Ritz"]
 
+
+def _check_paris_result(result: RunResult) -> None:
+    """The run's result: one tool turn with both calls and results, usage per round."""
     assert result.stop_reason == "completed"
     assert result.final_text == "Booked the Ritz."
     [turn] = result.tool_turns
@@ -179,7 +193,10 @@ def test_openai_early_and_late_tools_with_early_start_before_stream_end() -> Non
         (1, 100, 20),
         (2, 150, 7),
     ]
-    # What went back to the model.
+
+
+def _check_sent_back(server: ScriptedServer) -> None:
+    """What went back to the model in the second request."""
     sent = server.requests[1].json
     assert sent["messages"][1]["tool_calls"][0]["function"]["arguments"] == '{"q": "paris"}'
     assert sent["messages"][2:] == [
@@ -188,9 +205,6 @@ def test_openai_early_and_late_tools_with_early_start_before_stream_end() -> Non
     ]
     assert sent["tools"][0]["function"]["name"] == "lookup"
     assert sent["stream_options"] == {"include_usage": True}
-    assert isinstance(events[0], RoundStarted)
-    assert isinstance(events[-1], RunFinished)
-    assert events[-1].final_text == "Booked the Ritz."
 
 
 def test_anthropic_early_tool_and_usage_per_round() -> None:
@@ -439,17 +453,7 @@ def test_truncated_call_and_tool_failures_become_error_results() -> None:
     }
     results = {r.call_id: r for r in result.tool_turns[0].results}
     assert all(r.is_error for r in results.values())
-    # The model is told the exception's type, never its text; the application gets the
-    # traceback on the event.
-    assert "RuntimeError" in results["c1"].content
-    assert "disk on fire" not in results["c1"].content
-    (failure,) = [e.failure for e in events if isinstance(e, ToolResultReady) and e.failure]
-    assert "disk on fire" in failure.traceback
-    assert failure.code == "tool-exception"
-    # ... and on the committed turn: only the tool that raised (not the timeout, nor the
-    # errors decided without running), the very same ToolFailure.
-    (kept,) = result.tool_turns[0].failures
-    assert kept is failure
+    _check_the_exception_is_kept_from_the_model(events, result, results["c1"])
     assert "0.2 seconds" in results["c2"].content
     assert "q: 7 is not of type 'string'" in results["c3"].content
     assert "boom, lookup, slow" in results["c4"].content
@@ -458,6 +462,22 @@ def test_truncated_call_and_tool_failures_become_error_results() -> None:
     assert_history_json_valid(server)
     tool_messages = [m for m in server.requests[1].json["messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["c1", "c2", "c3", "c4", "c5"]
+
+
+def _check_the_exception_is_kept_from_the_model(
+    events: list[Event], result: RunResult, raised: ToolResult
+) -> None:
+    """The model is told the exception's type, never its text; the application gets the
+    traceback on the event."""
+    assert "RuntimeError" in raised.content
+    assert "disk on fire" not in raised.content
+    (failure,) = [e.failure for e in events if isinstance(e, ToolResultReady) and e.failure]
+    assert "disk on fire" in failure.traceback
+    assert failure.code == "tool-exception"
+    # ... and on the committed turn: only the tool that raised (not the timeout, nor the
+    # errors decided without running), the very same ToolFailure.
+    (kept,) = result.tool_turns[0].failures
+    assert kept is failure
 
 
 def test_early_result_of_a_corrupted_call_is_dropped() -> None:
@@ -797,18 +817,7 @@ def test_unknown_tools_and_schema_violations_are_discarded_early_and_answered(
         ("c3", False, "invalid-arguments"),
         ("c1", True, None),
     ]
-    good, unknown, invalid = result.tool_turns[0].results
-    assert good.content == "found a"
-    assert unknown.is_error
-    assert unknown.content == (
-        "Error [unknown-tool]: there is no tool named 'nosuch' (call id c2); nothing was run. "
-        "The tools you can call are: lookup."
-    )
-    assert invalid.is_error
-    assert invalid.content.startswith(
-        "Error [invalid-arguments]: the arguments of the call to tool 'lookup' (id c3) do not "
-        "match its parameters schema, so it was not run: /q: a number is not of type 'string'"
-    )
+    _check_the_answers_to_discarded_calls(*result.tool_turns[0].results)
     # The run went on: the results were sent, the discarded calls with {} as arguments.
     assert result.final_text == "Done."
     assert result.stop_reason == "completed"
@@ -820,6 +829,23 @@ def test_unknown_tools_and_schema_violations_are_discarded_early_and_answered(
     ]
     assert len(server.requests) == 2
     assert_history_json_valid(server)
+
+
+def _check_the_answers_to_discarded_calls(
+    good: ToolResult, unknown: ToolResult, invalid: ToolResult
+) -> None:
+    """The tool's result for c1; an error naming the tools for c2, the schema's path for c3."""
+    assert good.content == "found a"
+    assert unknown.is_error
+    assert unknown.content == (
+        "Error [unknown-tool]: there is no tool named 'nosuch' (call id c2); nothing was run. "
+        "The tools you can call are: lookup."
+    )
+    assert invalid.is_error
+    assert invalid.content.startswith(
+        "Error [invalid-arguments]: the arguments of the call to tool 'lookup' (id c3) do not "
+        "match its parameters schema, so it was not run: /q: a number is not of type 'string'"
+    )
 
 
 def test_warn_policy_completes_the_call_but_does_not_run_it() -> None:

@@ -236,12 +236,7 @@ class Figures:
 
 def check_run(events: list[Event], result: RunResult) -> int:
     """The invariants of one run; how many calls were answered."""
-    finals = [e for e in events if isinstance(e, RunFinished)]
-    assert len(finals) == 1  # ended once
-    assert events[-1] is finals[0]  # and last
-    assert finals[0].stop_reason == result.stop_reason in STOP_REASONS
-    failed = [e for e in events if isinstance(e, RunFailed)]
-    assert len(failed) == (result.stop_reason == "error")
+    _check_the_end(events, result)
     answered = Counter(
         (e.round, e.result.call_id) for e in events if isinstance(e, ToolResultReady)
     )
@@ -250,13 +245,28 @@ def check_run(events: list[Event], result: RunResult) -> int:
         ids = [call.id for call in turn.tool_calls]
         assert [r.call_id for r in turn.results] == ids
         assert {k for r, k in answered if r == turn.round} == set(ids)
+    _check_the_history(result)
+    return len(answered)
+
+
+def _check_the_end(events: list[Event], result: RunResult) -> None:
+    """One ``RunFinished``, last, with the result's stop reason; a ``RunFailed`` iff an error."""
+    finals = [e for e in events if isinstance(e, RunFinished)]
+    assert len(finals) == 1  # ended once
+    assert events[-1] is finals[0]  # and last
+    assert finals[0].stop_reason == result.stop_reason in STOP_REASONS
+    failed = [e for e in events if isinstance(e, RunFailed)]
+    assert len(failed) == (result.stop_reason == "error")
+
+
+def _check_the_history(result: RunResult) -> None:
+    """The history answers every call it holds exactly once."""
     history_calls = [
         call.id for m in result.messages if isinstance(m, AssistantMessage) for call in m.tool_calls
     ]
     history_results = [m.call_id for m in result.messages if isinstance(m, ToolResult)]
     assert sorted(history_results) == sorted(history_calls)  # one result per call id
     assert len(set(history_results)) == len(history_results)
-    return len(answered)
 
 
 async def load(release: Release, figures: Figures, per_model: int = RUNS_PER_MODEL) -> None:

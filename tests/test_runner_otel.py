@@ -98,7 +98,17 @@ def test_two_rounds_give_a_run_span_with_model_and_tool_spans() -> None:
     chats = named["chat test-model"]
     tools = named["execute_tool lookup"]
     assert (len(chats), len(tools)) == (2, 2)
-    for child in (*chats, *tools):
+    _check_run_span(run, [*chats, *tools])
+    # The model calls, in order, each within the run.
+    chats.sort(key=lambda s: s.start_time or 0)
+    _check_chat_spans(run, chats)
+    # The tools ran between the two model calls.
+    _check_tool_spans(chats, tools)
+
+
+def _check_run_span(run: ReadableSpan, children: list[ReadableSpan]) -> None:
+    """The run span: the parent of every other span, in one trace, with the summed usage."""
+    for child in children:
         assert parent_id(child) == span_id(run)
         assert trace_id(child) == trace_id(run)
     assert run.attributes is not None
@@ -107,8 +117,10 @@ def test_two_rounds_give_a_run_span_with_model_and_tool_spans() -> None:
     assert run.attributes["gen_ai.usage.input_tokens"] == 250
     assert run.attributes["gen_ai.usage.output_tokens"] == 27
     assert run.status.status_code is StatusCode.UNSET
-    # The model calls, in order, each within the run.
-    chats.sort(key=lambda s: s.start_time or 0)
+
+
+def _check_chat_spans(run: ReadableSpan, chats: list[ReadableSpan]) -> None:
+    """The two model calls (in start order): client spans with each round's usage, in the run."""
     assert [c.kind for c in chats] == [SpanKind.CLIENT, SpanKind.CLIENT]
     assert [dict(c.attributes or {}) for c in chats] == [
         {
@@ -125,7 +137,10 @@ def test_two_rounds_give_a_run_span_with_model_and_tool_spans() -> None:
     assert all(c.status.status_code is StatusCode.UNSET for c in chats)
     assert (run.start_time or 0) <= (chats[0].start_time or 0)
     assert (chats[1].end_time or 0) <= (run.end_time or 0)
-    # The tools ran between the two model calls.
+
+
+def _check_tool_spans(chats: list[ReadableSpan], tools: list[ReadableSpan]) -> None:
+    """The two tool spans: between the model calls, internal, one per call id."""
     for tool in tools:
         assert (chats[0].end_time or 0) <= (tool.start_time or 0)
         assert (tool.end_time or 0) <= (chats[1].start_time or 0)

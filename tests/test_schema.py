@@ -639,87 +639,118 @@ def certain(schema: Any, node: _Node | None, path: str, out: set[tuple[str, str]
     if schema is False:
         out.add((path, "false"))
         return
-    kind = node.kind
+    _certain_type(schema, node, path, out)
+    _certain_enum_const(schema, node, path, out)
+    if node.kind == "string":
+        _certain_string(schema, node, path, out)
+    if node.kind == "scalar" and _TYPES.is_type(node.value, "number"):
+        _certain_bounds(schema, node.value, path, out)
+    if node.kind == "object":
+        _certain_object(schema, node, path, out)
+    if node.kind == "array":
+        _certain_array(schema, node, path, out)
+
+
+def _certain_type(schema: Any, node: _Node, path: str, out: set[tuple[str, str]]) -> None:
+    """``type``: a started value already has its kind (a scalar has its value)."""
     types = schema.get("type")
-    if types is not None:
-        types = [types] if isinstance(types, str) else types
-        sample = node.value if kind == "scalar" else _SAMPLES[kind]
-        if not any(_TYPES.is_type(sample, t) for t in types):
-            out.add((path, "type"))
+    if types is None:
+        return
+    types = [types] if isinstance(types, str) else types
+    sample = node.value if node.kind == "scalar" else _SAMPLES[node.kind]
+    if not any(_TYPES.is_type(sample, t) for t in types):
+        out.add((path, "type"))
+
+
+def _certain_enum_const(schema: Any, node: _Node, path: str, out: set[tuple[str, str]]) -> None:
+    """``enum`` and ``const``: no member can still be the value the prefix begins."""
     for keyword in ("enum", "const"):
         if keyword not in schema:
             continue
         members = schema["enum"] if keyword == "enum" else [schema["const"]]
-        if kind == "scalar" or (kind == "string" and node.complete):
-            bad = not any(jsonschema_equal(node.value, m) for m in members)
-        elif kind in _STARTED_KIND:
-            bad = not any(_STARTED_KIND[kind](m) for m in members)
-        elif kind == "string":
-            strings = [m for m in members if isinstance(m, str)]
-            bad = not any(m.startswith(node.value) for m in strings)
-        else:
-            bad = not any(isinstance(m, dict if kind == "object" else list) for m in members)
-        if bad:
+        if not any(_may_still_be(node, m) for m in members):
             out.add((path, keyword))
+
+
+def _may_still_be(node: _Node, member: Any) -> bool:
+    """Whether the value that the prefix ``node`` begins may still equal ``member``."""
+    kind = node.kind
+    if kind == "scalar" or (kind == "string" and node.complete):
+        return jsonschema_equal(node.value, member)
+    if kind in _STARTED_KIND:
+        return _STARTED_KIND[kind](member)
     if kind == "string":
-        length = len(node.value) + (1 if node.holding else 0)
-        if "maxLength" in schema and length > schema["maxLength"]:
-            out.add((path, "maxLength"))
-        if node.complete and "minLength" in schema and length < schema["minLength"]:
-            out.add((path, "minLength"))
-    if kind == "scalar" and _TYPES.is_type(node.value, "number"):
-        v = node.value
-        bounds = {
-            "minimum": lambda b: v < b,
-            "maximum": lambda b: v > b,
-            "exclusiveMinimum": lambda b: v <= b,
-            "exclusiveMaximum": lambda b: v >= b,
-        }
-        broken: dict[str, Callable[[Any], bool]] = bounds
-        for keyword, test in broken.items():
-            if keyword in schema and test(schema[keyword]):
-                out.add((path, keyword))
-    if kind == "object":
-        properties = schema.get("properties", {})
-        additional = schema.get("additionalProperties")
-        names = sorted(properties)
-        keys = {key for key, _ in node.members}
-        for key, child in node.members:
-            child_path = path + "/" + pointer_escape(key)
-            if key in properties:
-                certain(properties[key], child, child_path, out)
-            elif additional is False:
-                refused = _first_refused(key, names)
-                shown = key if refused is None else refused
-                out.add((path + "/" + pointer_escape(shown), "additionalProperties"))
-            elif additional is not None:
-                certain(additional, child, child_path, out)
-        if node.open_key is not None and additional is False:
-            refused = _first_refused(node.open_key, names)
-            if refused is not None:
-                out.add((path + "/" + pointer_escape(refused), "additionalProperties"))
-        if "maxProperties" in schema and len(keys) > schema["maxProperties"]:
-            out.add((path, "maxProperties"))
-        if node.complete:
-            if any(r not in keys for r in schema.get("required", [])):
-                out.add((path, "required"))
-            if "minProperties" in schema and len(keys) < schema["minProperties"]:
-                out.add((path, "minProperties"))
-    if kind == "array":
-        prefix = schema.get("prefixItems", [])
-        items = schema.get("items")
-        for i, child in enumerate(node.items):
-            if i < len(prefix):
-                certain(prefix[i], child, f"{path}/{i}", out)
-            elif items is False:
-                if i == len(prefix):
-                    out.add((f"{path}/{i}", "items"))
-            elif items is not None:
-                certain(items, child, f"{path}/{i}", out)
-        if "maxItems" in schema and len(node.items) > schema["maxItems"]:
-            out.add((path, "maxItems"))
-        if node.complete and "minItems" in schema and len(node.items) < schema["minItems"]:
-            out.add((path, "minItems"))
+        return isinstance(member, str) and member.startswith(node.value)
+    return isinstance(member, dict if kind == "object" else list)
+
+
+def _certain_string(schema: Any, node: _Node, path: str, out: set[tuple[str, str]]) -> None:
+    """``maxLength`` on any prefix; ``minLength`` once the string is closed."""
+    length = len(node.value) + (1 if node.holding else 0)
+    if "maxLength" in schema and length > schema["maxLength"]:
+        out.add((path, "maxLength"))
+    if node.complete and "minLength" in schema and length < schema["minLength"]:
+        out.add((path, "minLength"))
+
+
+def _certain_bounds(schema: Any, v: Any, path: str, out: set[tuple[str, str]]) -> None:
+    """The four numeric bounds, on a finished number ``v``."""
+    bounds: dict[str, Callable[[Any], bool]] = {
+        "minimum": lambda b: v < b,
+        "maximum": lambda b: v > b,
+        "exclusiveMinimum": lambda b: v <= b,
+        "exclusiveMaximum": lambda b: v >= b,
+    }
+    for keyword, test in bounds.items():
+        if keyword in schema and test(schema[keyword]):
+            out.add((path, keyword))
+
+
+def _certain_object(schema: Any, node: _Node, path: str, out: set[tuple[str, str]]) -> None:
+    """The object keywords: each member, the open key, and the member counts."""
+    properties = schema.get("properties", {})
+    additional = schema.get("additionalProperties")
+    names = sorted(properties)
+    keys = {key for key, _ in node.members}
+    for key, child in node.members:
+        child_path = path + "/" + pointer_escape(key)
+        if key in properties:
+            certain(properties[key], child, child_path, out)
+        elif additional is False:
+            refused = _first_refused(key, names)
+            shown = key if refused is None else refused
+            out.add((path + "/" + pointer_escape(shown), "additionalProperties"))
+        elif additional is not None:
+            certain(additional, child, child_path, out)
+    if node.open_key is not None and additional is False:
+        refused = _first_refused(node.open_key, names)
+        if refused is not None:
+            out.add((path + "/" + pointer_escape(refused), "additionalProperties"))
+    if "maxProperties" in schema and len(keys) > schema["maxProperties"]:
+        out.add((path, "maxProperties"))
+    if node.complete:
+        if any(r not in keys for r in schema.get("required", [])):
+            out.add((path, "required"))
+        if "minProperties" in schema and len(keys) < schema["minProperties"]:
+            out.add((path, "minProperties"))
+
+
+def _certain_array(schema: Any, node: _Node, path: str, out: set[tuple[str, str]]) -> None:
+    """The array keywords: each item by position, and the item counts."""
+    prefix = schema.get("prefixItems", [])
+    items = schema.get("items")
+    for i, child in enumerate(node.items):
+        if i < len(prefix):
+            certain(prefix[i], child, f"{path}/{i}", out)
+        elif items is False:
+            if i == len(prefix):
+                out.add((f"{path}/{i}", "items"))
+        elif items is not None:
+            certain(items, child, f"{path}/{i}", out)
+    if "maxItems" in schema and len(node.items) > schema["maxItems"]:
+        out.add((path, "maxItems"))
+    if node.complete and "minItems" in schema and len(node.items) < schema["minItems"]:
+        out.add((path, "minItems"))
 
 
 def reference(schema: Any, prefix: str) -> set[tuple[str, str]]:

@@ -138,36 +138,12 @@ class Model:
         if call.end == "discarded":
             return
         self.last = call
-        if delta.id:
-            if call.id is None:
-                call.id = delta.id
-                self.by_id.setdefault(delta.id, call)
-            elif call.id != delta.id:
-                self.expected.append(("conflicting-id", call.index))
-        if delta.name:
-            if call.end == "ready":
-                self.expected.append(("unexpected-delta", call.index))
-            else:
-                call.name += delta.name
+        self._take_id(call, delta.id)
+        self._take_name(call, delta.name)
         if delta.arguments and call.empty_ready:
-            # Text after the empty arguments of a complete call.
-            call.text += delta.arguments
-            if delta.arguments.strip(WS) and not call.trailing_warned:
-                call.trailing_warned = True
-                self.expected.append(("trailing-arguments", call.index))
-        elif delta.arguments:
-            was_closed = call.closed()
-            call.text += delta.arguments
-            end = object_end(call.text)
-            if end is None and first_bad_offset(call.text) is not None:
-                self._end(call, "discarded", "malformed-arguments")
-                return
-            if end is not None and call.text[end:].strip(WS) and not call.trailing_warned:
-                call.trailing_warned = True
-                if was_closed or call.end == "ready" or not (call.name and call.id):
-                    self.expected.append(("trailing-arguments", call.index))
-                else:
-                    self.trailing_after_ready = call.index
+            self._take_after_empty(call, delta.arguments)
+        elif delta.arguments and not self._take_arguments(call, delta.arguments):
+            return
         if call.end is None and call.closed() and call.name and call.id is not None:
             self._ready(call)
             pending = getattr(self, "trailing_after_ready", None)
@@ -176,6 +152,48 @@ class Model:
         self.trailing_after_ready = None
 
     trailing_after_ready: int | None = None
+
+    def _take_id(self, call: ModelCall, call_id: str | None) -> None:
+        """An id is set once; another one later is a conflict."""
+        if not call_id:
+            return
+        if call.id is None:
+            call.id = call_id
+            self.by_id.setdefault(call_id, call)
+        elif call.id != call_id:
+            self.expected.append(("conflicting-id", call.index))
+
+    def _take_name(self, call: ModelCall, name: str | None) -> None:
+        """Names are concatenated until the call is ready; after that a name is unexpected."""
+        if not name:
+            return
+        if call.end == "ready":
+            self.expected.append(("unexpected-delta", call.index))
+        else:
+            call.name += name
+
+    def _take_after_empty(self, call: ModelCall, arguments: str) -> None:
+        """Text after the empty arguments of a complete call."""
+        call.text += arguments
+        if arguments.strip(WS) and not call.trailing_warned:
+            call.trailing_warned = True
+            self.expected.append(("trailing-arguments", call.index))
+
+    def _take_arguments(self, call: ModelCall, arguments: str) -> bool:
+        """Append to the text; False when that made the call malformed (it is discarded)."""
+        was_closed = call.closed()
+        call.text += arguments
+        end = object_end(call.text)
+        if end is None and first_bad_offset(call.text) is not None:
+            self._end(call, "discarded", "malformed-arguments")
+            return False
+        if end is not None and call.text[end:].strip(WS) and not call.trailing_warned:
+            call.trailing_warned = True
+            if was_closed or call.end == "ready" or not (call.name and call.id):
+                self.expected.append(("trailing-arguments", call.index))
+            else:
+                self.trailing_after_ready = call.index
+        return True
 
     def _ready(self, call: ModelCall, *, empty: bool = False) -> None:
         if call.id is None:
