@@ -336,7 +336,7 @@ STRINGS = ["", "x", "xy", 'a"b', "é🚀", "\n", "ab"]
 NUMBERS = [0, 1, 2, -1, 2.0, 2.5, -0.5, 10]
 
 
-def _schemas() -> st.SearchStrategy[Any]:
+def _leaf_schemas() -> st.SearchStrategy[Any]:
     def string_schema() -> st.SearchStrategy[dict[str, Any]]:
         return st.fixed_dictionaries(
             {"type": st.just("string")},
@@ -361,7 +361,7 @@ def _schemas() -> st.SearchStrategy[Any]:
             },
         )
 
-    leaves = (
+    return (
         string_schema()
         | number_schema()
         | st.sampled_from(
@@ -369,6 +369,8 @@ def _schemas() -> st.SearchStrategy[Any]:
         )
     )
 
+
+def _schemas(leaves: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     def containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         objects = st.fixed_dictionaries(
             {"type": st.just("object")},
@@ -414,7 +416,8 @@ def _values() -> st.SearchStrategy[Any]:
 # Built once: a strategy is an immutable description, so drawing from the same object in every
 # example gives what building a new one per example gave, without hypothesis validating a
 # fresh recursive strategy (and reading its lambdas' source) for each example.
-SCHEMAS = _schemas()
+LEAF_SCHEMAS = _leaf_schemas()
+SCHEMAS = _schemas(LEAF_SCHEMAS)
 VALUES = _values()
 VALUE_OBJECTS = st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=4)
 
@@ -430,15 +433,41 @@ def _root_schema(inner: Any) -> dict[str, Any]:
     }
 
 
+_OF_KIND: dict[str, st.SearchStrategy[Any]] = {
+    "string": st.sampled_from(STRINGS) | st.text(max_size=4),
+    "integer": st.sampled_from(NUMBERS),
+    "number": st.sampled_from(NUMBERS),
+    "array": st.lists(VALUES, max_size=4),
+    "object": VALUE_OBJECTS,
+}
+
+
+def _aimed(inner: Any) -> st.SearchStrategy[Any]:
+    """A value of the kind ``inner`` judges (a string for a string schema, ...), or one of its
+    ``enum``/``const`` members: drawn independently of the schema, a string value would rarely
+    meet a string schema's ``maxLength`` or ``enum``."""
+    if not isinstance(inner, dict):
+        return VALUES
+    members = [*inner.get("enum", []), *([inner["const"]] if "const" in inner else [])]
+    kind = inner.get("type")
+    if isinstance(kind, list):  # ["number", "null"]
+        kind = kind[0]
+    aimed = _OF_KIND.get(kind, VALUES) if isinstance(kind, str) else VALUES
+    return aimed | st.sampled_from(members) if members else aimed
+
+
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
-    inner = draw(SCHEMAS)
+    # A leaf as often as a tree: drawn from the recursive strategy alone, a string schema's
+    # keywords would rarely stand where a value meets them.
+    inner = draw(LEAF_SCHEMAS if draw(st.booleans()) else SCHEMAS)
     if isinstance(inner, dict) and inner.get("type") == "object" and draw(st.booleans()):
         schema = inner
         value = draw(VALUE_OBJECTS)
     else:
         schema = _root_schema(inner)
-        value = {draw(st.sampled_from(["v", "v", "ab", "a", "c/d"])): draw(VALUES)}
+        values = _aimed(inner) if draw(st.booleans()) else VALUES
+        value = {draw(st.sampled_from(["v", "v", "ab", "a", "c/d"])): draw(values)}
     Draft202012Validator.check_schema(schema)
     text = json.dumps(value, ensure_ascii=draw(st.booleans()), separators=(",", ":"))
     return schema, text
