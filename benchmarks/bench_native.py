@@ -4,10 +4,10 @@ For each workload (small ~150 B, medium ~10 KB, parallel8, write_file_64k, write
 shape (OpenAI deltas fed to ``Assembler.feed``; Anthropic events fed to
 ``Stitcher(provider="anthropic")``; SSE body bytes fed to ``Stitcher()``, end to end)
 it times the floor (append, one ``json.loads`` per call), the native path and the pure-Python
-one (``competitors.pure_python``), interleaved round by round; the figures to read are the
-ratios to the floor. ``--memory`` measures the memory per open call on both paths;
-``--only APPROACH --workload NAME --loops N`` runs one approach alone (for
-``valgrind --tool=callgrind``, see docs/native.md).
+one (``toolstitch.testing.PythonAssembler``/``PythonStitcher``), interleaved round by round;
+the figures to read are the ratios to the floor. ``--memory`` measures the memory per open
+call on both paths; ``--only APPROACH --workload NAME --loops N`` runs one approach alone
+(for ``valgrind --tool=callgrind``, see docs/native.md).
 
 The floor itself moves from one process to the next (by up to half on the Anthropic
 ``parallel8`` workload: the heap's layout, not the load), and every ratio with it.
@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 from competitors import (
-    PythonAssembler,
     floor_json,
     floor_json_anthropic,
     floor_sse,
@@ -49,6 +48,7 @@ from workloads import Workload, anthropic_events, by_name, sse_body
 
 import toolstitch
 from toolstitch.core import assembler as core
+from toolstitch.testing import PythonAssembler
 from toolstitch.vocab.native import REASON
 
 WORKLOADS = ("small", "medium", "parallel8", "write_file_64k", "write_file_1m")

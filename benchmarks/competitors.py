@@ -26,8 +26,7 @@ import inspect
 import json
 import math
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +34,7 @@ from workloads import Workload, anthropic_events, openai_chunks, sse_body
 
 import toolstitch
 from toolstitch import Assembler, CallReady, Limits, Stitcher
-from toolstitch.core import assembler as _core
-from toolstitch.stitch import stitcher as _stitch_module
+from toolstitch.testing import PythonAssembler, PythonStitcher
 
 Result = dict[int, Any]
 
@@ -316,7 +314,11 @@ def langchain_sum(chunks: list[Any], clock: Clock = UNLIMITED) -> Result:
 
 def toolstitch_assembler(deltas: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Result:
     """toolstitch's ``Assembler``: validated per delta, ``CallReady`` on the closing one."""
-    assembler = Assembler(limits=LIMITS)
+    return _assembled(Assembler, deltas)
+
+
+def _assembled(cls: Any, deltas: list[dict[str, Any]]) -> Result:
+    assembler = cls(limits=LIMITS)
     feed = assembler.feed
     ready: Result = {}
     for delta in deltas:
@@ -396,7 +398,11 @@ def anthropic_sdk(events: list[Any], clock: Clock = UNLIMITED) -> Result:
 
 def toolstitch_anthropic(events: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Result:
     """toolstitch's ``Stitcher(provider="anthropic")`` fed the event dicts."""
-    stitcher = Stitcher(provider="anthropic", limits=LIMITS)
+    return _anthropic_stitched(Stitcher, events)
+
+
+def _anthropic_stitched(cls: Any, events: list[dict[str, Any]]) -> Result:
+    stitcher = cls(provider="anthropic", limits=LIMITS)
     feed = stitcher.feed
     ready: Result = {}
     for event in events:
@@ -411,42 +417,17 @@ def toolstitch_anthropic(events: list[dict[str, Any]], clock: Clock = UNLIMITED)
 
 # -- the pure-Python path, in the same process ---------------------------------------------------
 
-#: The pure-Python classes (the reference and the fallback; ``Assembler`` and ``Stitcher`` are
-#: the native ones when the extension is built, see ``toolstitch.NATIVE``).
-PythonAssembler: Any = vars(_core)["_PythonAssembler"]
-PythonStitcher: Any = vars(_stitch_module)["_PythonStitcher"]
-
-
-@contextmanager
-def pure_python() -> Iterator[None]:
-    """Within: the ``Assembler`` and the ``Stitcher`` that the toolstitch approaches make are
-    the pure-Python ones, and so is the assembler inside that stitcher (the modules' names,
-    swapped back after)."""
-    swaps = [
-        (vars(_stitch_module), "Assembler", PythonAssembler),
-        (globals(), "Assembler", PythonAssembler),
-        (globals(), "Stitcher", PythonStitcher),
-    ]
-    saved = [names[name] for names, name, _ in swaps]
-    for names, name, value in swaps:
-        names[name] = value
-    try:
-        yield
-    finally:
-        for (names, name, _), old in zip(swaps, saved, strict=True):
-            names[name] = old
-
 
 def toolstitch_pure(deltas: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Result:
-    """``toolstitch_assembler`` on the pure-Python path."""
-    with pure_python():
-        return toolstitch_assembler(deltas, clock)
+    """``toolstitch_assembler`` on the pure-Python path (``toolstitch.testing.PythonAssembler``:
+    the reference and the fallback, in the same process)."""
+    return _assembled(PythonAssembler, deltas)
 
 
 def toolstitch_anthropic_pure(events: list[dict[str, Any]], clock: Clock = UNLIMITED) -> Result:
-    """``toolstitch_anthropic`` on the pure-Python path."""
-    with pure_python():
-        return toolstitch_anthropic(events, clock)
+    """``toolstitch_anthropic`` on the pure-Python path (``toolstitch.testing.PythonStitcher``,
+    whose assembler is the pure-Python one too)."""
+    return _anthropic_stitched(PythonStitcher, events)
 
 
 # -- raw SSE bytes -------------------------------------------------------------------------------
@@ -495,7 +476,11 @@ def floor_sse_orjson(pieces: list[bytes], clock: Clock = UNLIMITED) -> Result:
 def toolstitch_sse(pieces: list[bytes], clock: Clock = UNLIMITED) -> Result:
     """toolstitch's ``Stitcher`` over the body bytes: SSE decoding, ``json.loads`` per
     event, provider detection, the OpenAI Chat adapter and the assembler."""
-    stitcher = Stitcher(limits=LIMITS)
+    return _sse_stitched(Stitcher, pieces)
+
+
+def _sse_stitched(cls: Any, pieces: list[bytes]) -> Result:
+    stitcher = cls(limits=LIMITS)
     feed = stitcher.feed
     ready: Result = {}
     for piece in pieces:
@@ -510,8 +495,7 @@ def toolstitch_sse(pieces: list[bytes], clock: Clock = UNLIMITED) -> Result:
 
 def toolstitch_sse_pure(pieces: list[bytes], clock: Clock = UNLIMITED) -> Result:
     """``toolstitch_sse`` on the pure-Python path."""
-    with pure_python():
-        return toolstitch_sse(pieces, clock)
+    return _sse_stitched(PythonStitcher, pieces)
 
 
 #: SSE bodies are ~40x the argument size (one JSON envelope per few characters): the sweep
@@ -544,7 +528,8 @@ APPROACHES: tuple[Approach, ...] = (
         "toolstitch_pure",
         "openai",
         toolstitch_pure,
-        "the same on the pure-Python path (the reference and the fallback)",
+        "the same on the pure-Python path (`toolstitch.testing.PythonAssembler`: the reference "
+        "and the fallback, in the same process)",
         sweep_cap=PURE_SWEEP_CAP,
     ),
     Approach(

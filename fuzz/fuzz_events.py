@@ -29,23 +29,16 @@ import fuzz_native  # noqa: F401  (first: loads the build named by TOOLSTITCH_NA
 import atheris
 from _harness import decode
 
-from toolstitch.core import assembler as core
-from toolstitch.stitch import stitcher as stitch_module
+from toolstitch import Stitcher
+from toolstitch.testing import PythonStitcher
 from toolstitch.vocab.native import NATIVE
 
 assert NATIVE, "the C extension is not active"
-PythonAssembler: Any = vars(core)["_PythonAssembler"]
-PythonStitcher: Any = vars(stitch_module)["_PythonStitcher"]
 
 
 def python_stitcher() -> Any:
-    """The pure-Python Stitcher on the pure-Python assembler."""
-    native_class = stitch_module.Assembler
-    vars(stitch_module)["Assembler"] = PythonAssembler
-    try:
-        return PythonStitcher(provider="anthropic")
-    finally:
-        vars(stitch_module)["Assembler"] = native_class
+    """The pure-Python Stitcher (on the pure-Python assembler)."""
+    return PythonStitcher(provider="anthropic")
 
 
 def _index(text: str) -> int:
@@ -87,7 +80,7 @@ def outcome(action: Callable[[], object]) -> tuple[object, ...]:
 
 
 def run(data: bytes) -> None:
-    native, python = stitch_module.Stitcher(provider="anthropic"), python_stitcher()
+    native, python = Stitcher(provider="anthropic"), python_stitcher()
     for record in decode(data).split("\x1e")[:500]:
         op, text = record[:1], record[1:]
         if op == "c":

@@ -26,10 +26,10 @@ import fuzz_assembler as base
 from _harness import decode
 
 from toolstitch.core import assembler as core
+from toolstitch.testing import PythonAssembler
 from toolstitch.vocab.native import NATIVE
 
 assert NATIVE, "the C extension is not active"
-PythonAssembler: Any = vars(core)["_PythonAssembler"]
 
 
 def outcome(action: Callable[[], object]) -> tuple[object, ...]:

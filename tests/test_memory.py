@@ -346,9 +346,9 @@ def kept_per_open_call(cls: Callable[..., Any], count: int = 2000) -> float:
 
 @pytest.mark.parametrize("path", ["native", "pure"])
 def test_memory_per_open_call(path: str) -> None:
-    from toolstitch.core import assembler
+    from toolstitch.testing import PythonAssembler
 
     if path == "native" and not NATIVE:
         pytest.skip("the C extension is not active")
-    cls = Assembler if path == "native" else vars(assembler)["_PythonAssembler"]
+    cls = Assembler if path == "native" else PythonAssembler
     assert kept_per_open_call(cls) <= PER_OPEN_CALL[path]

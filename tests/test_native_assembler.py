@@ -19,9 +19,8 @@ from hypothesis import strategies as st
 
 from strategies import PROPERTY_SETTINGS, argument_texts, interleavings, mutated, splits
 from toolstitch import NATIVE, Assembler, CallReady, Delta, Limits
-from toolstitch.core import assembler as _assembler
-from toolstitch.stitch import stitcher
 from toolstitch.stitch.stitcher import Stitcher
+from toolstitch.testing import PythonAssembler, PythonStitcher
 
 pytestmark = pytest.mark.skipif(not NATIVE, reason="the C extension is not active")
 
@@ -31,7 +30,7 @@ LIMITS = [None, Limits(max_argument_chars=24), Limits(max_argument_chars=60, max
 
 
 def reference() -> Any:
-    return vars(_assembler)["_PythonAssembler"]
+    return PythonAssembler
 
 
 # -- the streams ---------------------------------------------------------------------------
@@ -189,9 +188,7 @@ def test_the_stitcher_takes_the_native_path(texts: list[str], data: st.DataObjec
         events.append({"type": "content_block_stop", "index": index})
     native = Stitcher(provider="anthropic")
     assert isinstance(native.assembler, Assembler)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(stitcher, "Assembler", reference())
-        python = Stitcher(provider="anthropic")
+    python = PythonStitcher(provider="anthropic")
     assert not isinstance(python.assembler, Assembler)
     got = [native.feed(event) for event in events] + [native.close()]
     want = [python.feed(event) for event in events] + [python.close()]

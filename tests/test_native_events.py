@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from strategies import PROPERTY_SETTINGS, loose_values
 from toolstitch import NATIVE, Stitcher
 from toolstitch.adapters import anthropic
-from toolstitch.core import assembler as _assembler
 from toolstitch.stitch import stitcher as _stitcher
+from toolstitch.testing import PythonStitcher
 from toolstitch.testing.strategies import streams
 from toolstitch.vocab.native import extension
 
@@ -42,9 +42,7 @@ class Text(str):
 
 def python_stitcher(**options: Any) -> Any:
     """The pure-Python reference: the Python Stitcher on the Python assembler."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_stitcher, "Assembler", vars(_assembler)["_PythonAssembler"])
-        return vars(_stitcher)["_PythonStitcher"](**options)
+    return PythonStitcher(**options)
 
 
 # -- BlockFragments against AnthropicAdapter._fragment ------------------------------------------

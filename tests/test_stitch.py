@@ -478,3 +478,30 @@ def test_the_confirmed_event_path_still_refuses_bytes_after_events_and_feeds_aft
     body.feed(b'data: {"type": "message_start", "message": {"id": "m", "content": []}}\n\n')
     with pytest.raises(TypeError):
         body.feed({"type": "ping"})
+
+
+# -- each path's stitcher makes its own path's assemblers --------------------------------------
+
+
+def _assembler_classes(make: Any) -> set[type]:
+    """The classes of every assembler a stitcher from ``make`` uses: its calls', a server
+    call's (Anthropic ``server_tool_use``) and a parallel wrapper's (declared tools)."""
+    anthropic = make(provider="anthropic")
+    block = {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {}}
+    anthropic.feed({"type": "content_block_start", "index": 0, "content_block": block})
+    tools = {"get_weather": {"type": "object"}}
+    wrapped = make(provider="openai-chat", tools=tools)
+    return {
+        type(anthropic.assembler),
+        type(anthropic._drive.__self__._server_assembler),
+        type(wrapped.assembler),
+        type(wrapped._wrappers.private),
+    }
+
+
+def test_each_path_makes_only_its_own_assemblers() -> None:
+    from toolstitch import Assembler
+    from toolstitch.testing import PythonAssembler, PythonStitcher
+
+    assert _assembler_classes(PythonStitcher) == {PythonAssembler}
+    assert _assembler_classes(Stitcher) == {Assembler}

@@ -81,7 +81,7 @@ class Driver:
         server = self._server_assembler
         outcomes = self._server_outcomes
         if server is None or outcomes is None:
-            server = self._server_assembler = Assembler(limits=self.assembler.limits)
+            server = self._server_assembler = type(self.assembler)(limits=self.assembler.limits)
             outcomes = self._server_outcomes = {}
         if isinstance(item, ServerDelta):
             for event in server.feed(item.delta):

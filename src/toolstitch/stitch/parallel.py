@@ -95,7 +95,7 @@ class ParallelWrappers:
     def __init__(self, assembler: Assembler, declared: Container[str]) -> None:
         self.assembler = assembler
         self.declared = declared
-        self.private = Assembler(limits=assembler.limits)  # the wrappers' own arguments
+        self.private = type(assembler)(limits=assembler.limits)  # the wrappers' own arguments
         self.wrappers: set[int] = set()  # adapter indices that are wrappers
         self._done: set[int] = set()  # wrappers already expanded or handed on
         self._map: dict[int, int] = {}  # adapter index -> core index, once moved or used

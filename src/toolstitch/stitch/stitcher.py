@@ -41,12 +41,12 @@ from collections.abc import (
     Mapping,
 )
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias
 
 from toolstitch.adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect
 from toolstitch.adapters._base import provider_error
 from toolstitch.adapters.openai_chat import sdk_chunk
-from toolstitch.core.assembler import Assembler
+from toolstitch.core.assembler import Assembler, _PythonAssembler
 from toolstitch.core.ids import IdFactory
 from toolstitch.core.instructions import Item
 from toolstitch.decode.eventstream import (
@@ -238,6 +238,10 @@ class _StitcherBody:
     the format is known, bad bytes and error events become ``StreamFailed`` events instead.
     """
 
+    #: The assembler this path's stitcher makes (its server calls' and parallel wrappers'
+    #: assemblers are of the same class): the native one, or ``_PythonAssembler``.
+    _assembler_class: ClassVar[type[Assembler]]
+
     def __init__(
         self,
         provider: str = "auto",
@@ -251,7 +255,7 @@ class _StitcherBody:
         partial_arguments: bool | None = None,
         id_factory: IdFactory | None = None,
     ) -> None:
-        self.assembler = Assembler(
+        self.assembler = self._assembler_class(
             limits=limits,
             empty_arguments=empty_arguments,
             tools=tools,
@@ -747,7 +751,10 @@ class _StitcherBody:
 
 
 class _PythonStitcher(_StitcherBody):
-    """The pure-Python stitcher: the reference, and the fallback of the native one."""
+    """The pure-Python stitcher: the reference, and the fallback of the native one. Its
+    assembler is the pure-Python one on either path (``toolstitch.testing.PythonStitcher``)."""
+
+    _assembler_class = _PythonAssembler
 
 
 def _native_stitcher(native: Any) -> type[_StitcherBody]:
@@ -758,6 +765,8 @@ def _native_stitcher(native: Any) -> type[_StitcherBody]:
     native.configure_event_path(python_feed=_StitcherBody.feed, assembler_class=Assembler)
 
     class _NativeStitcher(native.StitcherBase, _StitcherBody):  # type: ignore[misc]
+        _assembler_class = Assembler
+
         def _shortcut(self, adapter: Adapter) -> Callable[[Mapping[str, Any]], Any] | None:
             return adapter._native_fragment() or adapter._fragment
 

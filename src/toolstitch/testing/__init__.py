@@ -17,10 +17,14 @@ set, so that a test can show what happens *before* the stream ends by ordering, 
 ``toolstitch.testing.strategies`` (not imported here: it needs hypothesis, ``pip install
 'toolstitch[testing]'``) generates the streams that break agents, for every provider, each
 with the outcome toolstitch reports; ``GeneratedStream.reply()`` plays one here.
+
+``PythonAssembler`` and ``PythonStitcher`` are the pure-Python path's classes, beside the
+native ones in the same process (for differential tests and benchmarks; docs/native.md).
 """
 
 from __future__ import annotations
 
+from ._paths import PythonAssembler, PythonStitcher
 from ._scripts import AnthropicScript, GeminiScript, OpenAIChatScript, OpenAIResponsesScript, cut
 from ._server import Hold, RecordedRequest, Reply, ScriptedServer, Sleep
 
@@ -30,6 +34,8 @@ __all__ = [
     "Hold",
     "OpenAIChatScript",
     "OpenAIResponsesScript",
+    "PythonAssembler",
+    "PythonStitcher",
     "RecordedRequest",
     "Reply",
     "ScriptedServer",
