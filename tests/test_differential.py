@@ -87,9 +87,18 @@ def strict_loads(text: str) -> Any:
         text = joined(text)
     except UnicodeError:
         raise NotStrictJSON("a raw lone surrogate") from None
-    value = json.loads(text, parse_constant=_reject_constant)
+    value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_checked_pairs)
     _no_lone_surrogates(value)
     return value
+
+
+def _checked_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Every member of an object checked before ``dict`` keeps only the last of a repeated
+    key: ``{"k": "\\udc00", "k": 1}`` holds a lone surrogate too."""
+    for key, item in pairs:
+        _no_lone_surrogates(key)
+        _no_lone_surrogates(item)
+    return dict(pairs)
 
 
 def rejected(text: str) -> bool:
@@ -136,6 +145,9 @@ def check(events: list[Event]) -> tuple[int, int]:
         '{"a": "\\udc00x"}',
         '{"\\ud83d": 1}',
         '{"a": "\ud800"}',
+        '{"a": "\\udc00", "a": 1}',  # a repeated key: json.loads keeps only the last
+        '{"": {}, "": "\\u0D800\\uDC00", "": true}',  # found by test_generated_sse_streams
+        '{"l": [{"a": "\\ud800", "a": 2}]}',
         "[]",
         '"x"',
     ],
@@ -154,7 +166,13 @@ def test_the_strict_loader_accepts_pairs(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ['{"a": NaN}', '{"a": "\\ud800"}', '{"a": "\\udc00"}', '{"a": -Infinity}'],
+    [
+        '{"a": NaN}',
+        '{"a": "\\ud800"}',
+        '{"a": "\\udc00"}',
+        '{"a": -Infinity}',
+        '{"a": "\\udc00", "a": 1}',
+    ],
 )
 def test_toolstitch_refuses_what_plain_json_loads_accepts(text: str) -> None:
     """The two documented departures from ``json.loads``, seen from the assembler."""
