@@ -12,12 +12,16 @@ The real recorded streams live outside the repository, beside the clone
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
-from toolstitch.vocab.native import PURE_PYTHON_ENV, REASON
+from toolstitch.core import assembler as _assembler
+from toolstitch.vocab.native import PURE_PYTHON_ENV, REASON, extension
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
@@ -30,13 +34,70 @@ settings.load_profile("toolstitch")
 
 #: The whole suite runs on both paths: the README's test command runs it on the active path
 #: (the C extension when it is built), then again with ``TOOLSTITCH_PURE_PYTHON=1`` and
-#: ``-m "not once"``, so the pure-Python reference passes every test that runs the library
-#: (docs/native.md). Marked ``once`` (in their modules) are only the checks of repository
-#: files that never feed a stream: building the sdist and the wheel (test_packaging.py), the
-#: strict docs-site build (test_docs_site.py), the import-layer contract (test_layers.py), the
-#: generated-docs-are-current checks (test_docs.py, test_machine.py, test_runner_machine.py)
-#: and the benchmark workloads against docs/performance.md (test_benchmarks.py; workloads.py
-#: never imports toolstitch). They give the same answer on either path.
+#: ``-m "not once"``, so the pure-Python reference passes every test that runs the hot path
+#: (docs/native.md). Marked ``once`` (in their modules) are the tests that give the same answer
+#: on either path, because nothing they run differs between the two:
+#:
+#: - the checks of repository files that never feed a stream: building the sdist and the wheel
+#:   (test_packaging.py), the strict docs-site build (test_docs_site.py), the import-layer
+#:   contract (test_layers.py), the generated-docs-are-current checks (test_docs.py,
+#:   test_machine.py, test_runner_machine.py) and the benchmark workloads against
+#:   docs/performance.md (test_benchmarks.py; workloads.py never imports toolstitch);
+#: - the tests of the layers that never make an assembler: the byte decoders (test_sse.py,
+#:   test_ndjson.py, test_jsonarray.py, test_eventstream.py, test_testing_sse.py), message
+#:   conversion (test_messages.py), the schema checks and the partial view on ijson's events
+#:   (test_schema.py, test_partial.py), and the runner's tool declarations, history and logs
+#:   (test_tools.py, test_runner_history.py, test_runner_logging.py).
+#:
+#: The two paths differ only from an ``Assembler`` on: every ``Stitcher`` makes one, the native
+#: assembler makes the C ``Scanner``s, and the Anthropic C reader serves only the native
+#: ``Stitcher``. ``pytest_runtest_call`` below fails a test marked ``once`` that makes an
+#: assembler or a ``Scanner``, so the mark cannot hide a test that the pure pass should run.
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> object:
+    if item.get_closest_marker("once") is None:
+        return (yield)
+    made: list[str] = []
+    with _counted_hot_path(made):
+        outcome = yield
+    assert not made, (
+        f"{item.nodeid} is marked once (not run on the pure-Python path), yet it made "
+        f"{sorted(set(made))}: the two paths differ from there (tests/conftest.py)"
+    )
+    return outcome
+
+
+@contextmanager
+def _counted_hot_path(made: list[str]) -> Iterator[None]:
+    """Within: every ``Assembler`` made (either path's), and on the native path every C
+    ``Scanner`` made, is named in ``made``."""
+    body = vars(_assembler)["_AssemblerBody"]
+    init = body.__init__
+
+    def counted_init(self: object, *args: Any, **kwargs: Any) -> None:
+        made.append(type(self).__name__)
+        init(self, *args, **kwargs)
+
+    def counted(name: str, make: Any) -> Any:
+        def making(*args: Any, **kwargs: Any) -> Any:
+            made.append(name)
+            return make(*args, **kwargs)
+
+        return making
+
+    native: Any = extension
+    scanner = None if native is None else native.Scanner
+    body.__init__ = counted_init
+    if scanner is not None:
+        native.Scanner = counted("Scanner", scanner)
+    try:
+        yield
+    finally:
+        body.__init__ = init
+        if scanner is not None:
+            native.Scanner = scanner
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -22,9 +22,12 @@ fraction of one; the raw surrogate pair is the one way a single character arrive
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
@@ -43,7 +46,7 @@ __all__ = [
     "interleavings",
     "loose_values",
     "mutated",
-    "per_pass",
+    "one_pass",
     "splits",
     "text_and_fragments",
     "with_raw_surrogates",
@@ -70,17 +73,25 @@ PROPERTY_SETTINGS = settings(
 )
 
 
-def per_pass(examples: int, parent: settings | None = None) -> settings:
-    """Settings for a property of code that is the same on both paths (the stream decoders, the
-    message conversion, the pure-Python ``ArgumentsTokenizer`` and what listens to it, the
-    function-schema reader): half of ``examples`` per pass.
+T = TypeVar("T", bound=Callable[..., object])
 
-    The README's test command runs the whole suite twice, native then pure Python, each pass
-    with its own random seed; such a test runs the same code both times, so the command as a
-    whole still tries ``examples`` inputs of it (one pass alone, half). Properties whose code
-    differs between the paths keep their whole count on each pass.
+
+def one_pass(examples: int, parent: settings | None = None) -> Callable[[T], T]:
+    """Marks a property of code that is the same on both paths (the stream decoders, the
+    message conversion, the pure-Python ``ArgumentsTokenizer`` and what listens to it, the
+    function-schema reader) ``once``, with ``examples`` inputs.
+
+    The README's test command runs the suite on the native path, then on pure Python without
+    the tests marked ``once``: such a property runs its whole count on the first pass only.
+    tests/conftest.py fails a ``once`` test that makes an assembler or a C scanner, the
+    point from which the two paths differ, so the claim is checked.
     """
-    return settings(parent, max_examples=max(1, examples // 2))
+
+    def mark(test: T) -> T:
+        marked: T = pytest.mark.once(settings(parent, max_examples=examples)(test))
+        return marked
+
+    return mark
 
 
 # Terminals of the grammar are drawn from their own patterns, mixed with a few values that

@@ -27,11 +27,13 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from reference import joined, load, typed
-from strategies import PROPERTY_SETTINGS, per_pass, splits, text_and_fragments
+from strategies import PROPERTY_SETTINGS, one_pass, splits, text_and_fragments
 from toolstitch.json.lexicon import StringDecoder, decode_string_content
 from toolstitch.json.partial import PartialArguments, ValueUpdate
 from toolstitch.json.pointer import pointer_escape
 from toolstitch.json.tokenizer import ArgumentsTokenizer, JSONEventBatch
+
+pytestmark = pytest.mark.once  # never reaches the hot path: checked by tests/conftest.py
 
 
 def _feed(fragments: list[str], view: PartialArguments, *, after: Any = None) -> list[ValueUpdate]:
@@ -89,7 +91,7 @@ def _depth(text: str) -> int:
 # -- differential: jiter's partial mode ------------------------------------------------------------
 
 
-@per_pass(150, PROPERTY_SETTINGS)
+@one_pass(150, PROPERTY_SETTINGS)
 @given(text_and_fragments())
 def test_view_matches_jiter_after_every_fragment(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -107,7 +109,7 @@ def test_view_matches_jiter_after_every_fragment(case: tuple[str, list[str]]) ->
     assert typed(view.value) == typed(load(text))
 
 
-@per_pass(150, PROPERTY_SETTINGS)
+@one_pass(150, PROPERTY_SETTINGS)
 @given(text_and_fragments())
 def test_view_matches_jiter_on_every_prefix(case: tuple[str, list[str]]) -> None:
     text, _ = case
@@ -177,7 +179,7 @@ def test_duplicate_keys_keep_the_last_value_in_the_first_place() -> None:
 # -- the string decoder ----------------------------------------------------------------------------
 
 
-@per_pass(150, PROPERTY_SETTINGS)
+@one_pass(150, PROPERTY_SETTINGS)
 @given(st.text(), st.booleans(), st.data())
 def test_decoder_on_any_split(text: str, ascii_only: bool, data: st.DataObject) -> None:
     raw = json.dumps(text, ensure_ascii=ascii_only)[1:-1]
@@ -231,7 +233,7 @@ def _no_duplicate_keys(text: str) -> bool:
     return True
 
 
-@per_pass(150, PROPERTY_SETTINGS)
+@one_pass(150, PROPERTY_SETTINGS)
 @given(text_and_fragments())
 def test_value_updates(case: tuple[str, list[str]]) -> None:
     text, fragments = case
