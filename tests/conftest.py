@@ -34,36 +34,36 @@ settings.load_profile("toolstitch")
 
 #: The whole suite runs on both paths: the README's test command runs it on the active path
 #: (the C extension when it is built), then again with ``TOOLSTITCH_PURE_PYTHON=1`` and
-#: ``-m "not once"``, so the pure-Python reference passes every test that runs the hot path
-#: (docs/native.md). Marked ``once`` (in their modules) are the tests that give the same answer
-#: on either path, because nothing they run differs between the two:
+#: ``-m "not once"``, so the pure-Python reference passes every test that runs the library
+#: (docs/native.md). Marked ``once`` (in their modules) are only the checks of repository
+#: files that never feed a stream: building the sdist and the wheel (test_packaging.py), the
+#: strict docs-site build (test_docs_site.py), the import-layer contract (test_layers.py), the
+#: generated-docs-are-current checks (test_docs.py, test_machine.py, test_runner_machine.py)
+#: and the benchmark workloads against docs/performance.md (test_benchmarks.py; workloads.py
+#: never imports toolstitch). They give the same answer on either path. Marked
+#: ``either_path`` (by ``strategies.per_pass``) are the properties of code that is the same
+#: on both paths, which run half their examples on each pass.
 #:
-#: - the checks of repository files that never feed a stream: building the sdist and the wheel
-#:   (test_packaging.py), the strict docs-site build (test_docs_site.py), the import-layer
-#:   contract (test_layers.py), the generated-docs-are-current checks (test_docs.py,
-#:   test_machine.py, test_runner_machine.py) and the benchmark workloads against
-#:   docs/performance.md (test_benchmarks.py; workloads.py never imports toolstitch);
-#: - the tests of the layers that never make an assembler: the byte decoders (test_sse.py,
-#:   test_ndjson.py, test_jsonarray.py, test_eventstream.py, test_testing_sse.py), message
-#:   conversion (test_messages.py), the schema checks and the partial view on ijson's events
-#:   (test_schema.py, test_partial.py), and the runner's tool declarations, history and logs
-#:   (test_tools.py, test_runner_history.py, test_runner_logging.py).
-#:
-#: The two paths differ only from an ``Assembler`` on: every ``Stitcher`` makes one, the native
-#: assembler makes the C ``Scanner``s, and the Anthropic C reader serves only the native
-#: ``Stitcher``. ``pytest_runtest_call`` below fails a test marked ``once`` that makes an
-#: assembler or a ``Scanner``, so the mark cannot hide a test that the pure pass should run.
+#: Both marks claim that the test runs nothing that differs between the paths. The paths
+#: differ only from an ``Assembler`` on: every ``Stitcher`` makes one, the native assembler
+#: makes the C ``Scanner``s, and the Anthropic C reader serves only the native ``Stitcher``.
+#: ``pytest_runtest_call`` below fails a test with either mark that makes an assembler or a
+#: ``Scanner``, so the claim is checked, not assumed.
+
+#: The marks that claim a test runs the same code on either path.
+_SAME_ON_EITHER_PATH = ("once", "either_path")
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> object:
-    if item.get_closest_marker("once") is None:
+    marks = [name for name in _SAME_ON_EITHER_PATH if item.get_closest_marker(name)]
+    if not marks:
         return (yield)
     made: list[str] = []
     with _counted_hot_path(made):
         outcome = yield
     assert not made, (
-        f"{item.nodeid} is marked once (not run on the pure-Python path), yet it made "
+        f"{item.nodeid} is marked {marks[0]} (the same code on either path), yet it made "
         f"{sorted(set(made))}: the two paths differ from there (tests/conftest.py)"
     )
     return outcome

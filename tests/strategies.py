@@ -46,7 +46,7 @@ __all__ = [
     "interleavings",
     "loose_values",
     "mutated",
-    "one_pass",
+    "per_pass",
     "splits",
     "text_and_fragments",
     "with_raw_surrogates",
@@ -76,19 +76,22 @@ PROPERTY_SETTINGS = settings(
 T = TypeVar("T", bound=Callable[..., object])
 
 
-def one_pass(examples: int, parent: settings | None = None) -> Callable[[T], T]:
-    """Marks a property of code that is the same on both paths (the stream decoders, the
+def per_pass(examples: int, parent: settings | None = None) -> Callable[[T], T]:
+    """For a property of code that is the same on both paths (the stream decoders, the
     message conversion, the pure-Python ``ArgumentsTokenizer`` and what listens to it, the
-    function-schema reader) ``once``, with ``examples`` inputs.
+    function-schema reader): half of ``examples`` per pass, and the ``either_path`` mark.
 
-    The README's test command runs the suite on the native path, then on pure Python without
-    the tests marked ``once``: such a property runs its whole count on the first pass only.
-    tests/conftest.py fails a ``once`` test that makes an assembler or a C scanner, the
-    point from which the two paths differ, so the claim is checked.
+    The README's test command runs the whole suite twice, native then pure Python, each pass
+    with its own random seed; such a test runs the same code both times, so the command as a
+    whole still tries ``examples`` inputs of it (one pass alone, half). Properties whose code
+    differs between the paths keep their whole count on each pass. The claim is checked:
+    tests/conftest.py fails an ``either_path`` test that makes an assembler or a C scanner,
+    the point from which the two paths differ.
     """
 
     def mark(test: T) -> T:
-        marked: T = pytest.mark.once(settings(parent, max_examples=examples)(test))
+        halved = settings(parent, max_examples=max(1, examples // 2))(test)
+        marked: T = pytest.mark.either_path(halved)
         return marked
 
     return mark

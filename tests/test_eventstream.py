@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chunks import byte_by_byte, split
-from strategies import one_pass
+from strategies import per_pass
 from toolstitch.decode.eventstream import (
     DEFAULT_MAX_FRAME_BYTES,
     DEFAULT_MAX_HEADER_BYTES,
@@ -43,8 +43,6 @@ from toolstitch.testing._eventstream import (
     header,
 )
 from toolstitch.vocab.errors import StreamDecodeError
-
-pytestmark = pytest.mark.once  # never reaches the hot path: checked by tests/conftest.py
 
 # -- helpers ----------------------------------------------------------------------------------
 
@@ -109,7 +107,7 @@ def frames(draw: st.DrawFn) -> bytes:
     return frame(raw, draw(st.binary(max_size=200)))
 
 
-@one_pass(150)
+@per_pass(150)
 @given(st.lists(frames(), max_size=6), st.lists(st.integers(0, 3000), max_size=12))
 def test_frames_match_botocore_in_any_chunking(bodies: list[bytes], cuts: list[int]) -> None:
     body = b"".join(bodies)
@@ -119,7 +117,7 @@ def test_frames_match_botocore_in_any_chunking(bodies: list[bytes], cuts: list[i
     assert [f.offset for f in got] == offsets
 
 
-@one_pass(30)
+@per_pass(30)
 @given(st.lists(frames(), min_size=1, max_size=3))
 def test_frames_byte_by_byte(bodies: list[bytes]) -> None:
     body = b"".join(bodies)

@@ -12,11 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chunks import byte_by_byte, split
-from strategies import one_pass
+from strategies import per_pass
 from toolstitch.decode.jsonarray import MAX_DIGITS, JSONArrayDecoder
 from toolstitch.vocab.errors import StreamDecodeError
-
-pytestmark = pytest.mark.once  # never reaches the hot path: checked by tests/conftest.py
 
 KB = 1024
 MB = 1024 * 1024
@@ -110,7 +108,7 @@ def bodies(draw: st.DrawFn) -> tuple[list[object], bytes]:
 # -- properties ---------------------------------------------------------------------------
 
 
-@one_pass(100)
+@per_pass(100)
 @given(bodies(), st.data())
 def test_any_chunking_gives_json_loads(
     case: tuple[list[object], bytes], data: st.DataObject
@@ -121,7 +119,7 @@ def test_any_chunking_gives_json_loads(
 
 
 @given(bodies())
-@one_pass(25)
+@per_pass(25)
 def test_byte_by_byte_and_every_two_chunk_split(case: tuple[list[object], bytes]) -> None:
     _, body = case
     expected = json.loads(body)
@@ -132,7 +130,7 @@ def test_byte_by_byte_and_every_two_chunk_split(case: tuple[list[object], bytes]
         assert same(decode([body[:i], body[i:]]), expected), i
 
 
-@one_pass(100)
+@per_pass(100)
 @given(bodies(), st.data())
 def test_each_element_comes_out_of_the_feed_that_completes_it(
     case: tuple[list[object], bytes], data: st.DataObject
@@ -159,7 +157,7 @@ def test_each_element_comes_out_of_the_feed_that_completes_it(
 _INSERTS = st.sampled_from([b"@", b"}", b"]", b"{", b"[", b",", b":", b'"', b"\\", b"x", b"0"])
 
 
-@one_pass(100)
+@per_pass(100)
 @given(bodies(), st.data())
 def test_corrupted_bodies_raise_exactly_when_json_loads_fails(
     case: tuple[list[object], bytes], data: st.DataObject
@@ -189,7 +187,7 @@ def test_corrupted_bodies_raise_exactly_when_json_loads_fails(
             decode(split(body, cuts))
 
 
-@one_pass(100)
+@per_pass(100)
 @given(bodies(), st.data())
 def test_every_truncation_raises(case: tuple[list[object], bytes], data: st.DataObject) -> None:
     _, body = case

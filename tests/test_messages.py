@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import toolstitch.messages as messages_package
-from strategies import one_pass
+from strategies import per_pass
 from toolstitch import (
     GENERATED_ID_PREFIX,
     CallDiscarded,
@@ -46,8 +46,6 @@ from toolstitch.messages import (
     tool_error,
     tool_result,
 )
-
-pytestmark = pytest.mark.once  # never reaches the hot path: checked by tests/conftest.py
 
 PROVIDERS = ("openai-chat", "openai-responses", "anthropic", "gemini", "ollama")
 
@@ -151,7 +149,7 @@ def round_trip(provider: str, messages: list[Message]) -> list[Message]:
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@one_pass(100)
+@per_pass(100)
 @given(data=st.data())
 def test_neutral_round_trips_through_every_wire_form(provider: str, data: st.DataObject) -> None:
     messages = data.draw(conversations(provider))
@@ -159,7 +157,7 @@ def test_neutral_round_trips_through_every_wire_form(provider: str, data: st.Dat
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@one_pass(30)
+@per_pass(30)
 @given(data=st.data())
 def test_wire_form_round_trips_too(provider: str, data: st.DataObject) -> None:
     """wire → neutral → wire is the identity on what ``to_*`` writes."""

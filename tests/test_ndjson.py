@@ -11,11 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunks import byte_by_byte, split
-from strategies import one_pass
+from strategies import per_pass
 from toolstitch.decode.ndjson import NDJSONDecoder, NDJSONItem
 from toolstitch.vocab.errors import StreamDecodeError
-
-pytestmark = pytest.mark.once  # never reaches the hot path: checked by tests/conftest.py
 
 
 def decode(chunks: Iterable[bytes], decoder: NDJSONDecoder | None = None) -> list[NDJSONItem]:
@@ -238,7 +236,7 @@ def naive(body: bytes) -> list[object]:
     return out
 
 
-@one_pass(200)
+@per_pass(200)
 @given(pieces=_pieces, data=st.data())
 def test_any_bytes_in_any_chunking(pieces: list[bytes], data: st.DataObject) -> None:
     body = b"".join(pieces)

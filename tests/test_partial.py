@@ -27,13 +27,11 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from reference import joined, load, typed
-from strategies import PROPERTY_SETTINGS, one_pass, splits, text_and_fragments
+from strategies import PROPERTY_SETTINGS, per_pass, splits, text_and_fragments
 from toolstitch.json.lexicon import StringDecoder, decode_string_content
 from toolstitch.json.partial import PartialArguments, ValueUpdate
 from toolstitch.json.pointer import pointer_escape
 from toolstitch.json.tokenizer import ArgumentsTokenizer, JSONEventBatch
-
-pytestmark = pytest.mark.once  # never reaches the hot path: checked by tests/conftest.py
 
 
 def _feed(fragments: list[str], view: PartialArguments, *, after: Any = None) -> list[ValueUpdate]:
@@ -91,7 +89,7 @@ def _depth(text: str) -> int:
 # -- differential: jiter's partial mode ------------------------------------------------------------
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(text_and_fragments())
 def test_view_matches_jiter_after_every_fragment(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -109,7 +107,7 @@ def test_view_matches_jiter_after_every_fragment(case: tuple[str, list[str]]) ->
     assert typed(view.value) == typed(load(text))
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(text_and_fragments())
 def test_view_matches_jiter_on_every_prefix(case: tuple[str, list[str]]) -> None:
     text, _ = case
@@ -179,7 +177,7 @@ def test_duplicate_keys_keep_the_last_value_in_the_first_place() -> None:
 # -- the string decoder ----------------------------------------------------------------------------
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(st.text(), st.booleans(), st.data())
 def test_decoder_on_any_split(text: str, ascii_only: bool, data: st.DataObject) -> None:
     raw = json.dumps(text, ensure_ascii=ascii_only)[1:-1]
@@ -233,7 +231,7 @@ def _no_duplicate_keys(text: str) -> bool:
     return True
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(text_and_fragments())
 def test_value_updates(case: tuple[str, list[str]]) -> None:
     text, fragments = case

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typing_extensions import TypedDict
 
-from strategies import PROPERTY_SETTINGS, one_pass
+from strategies import PROPERTY_SETTINGS, per_pass
 from toolstitch.runner import OpenAIChatModel, Tool, ToolResultReady, ToolRunner, tool
 from toolstitch.runner._docstring import parse_docstring
 from toolstitch.runner._plain_signature import PlainSignature
@@ -468,7 +468,7 @@ def _convert(annotation: Any, value: Any) -> Any:
     return value
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(signatures())
 def test_generated_signatures_give_valid_schemas_that_round_trip(
     case: tuple[inspect.Signature, dict[str, Any]],
@@ -583,7 +583,7 @@ def _styles(summary: str, params: dict[str, str]) -> list[str]:
     ]
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(WORDS, st.dictionaries(NAMES, WORDS, max_size=4))
 def test_generated_docstrings_of_each_style_read_back(summary: str, params: dict[str, str]) -> None:
     for doc in _styles(summary, params):
@@ -592,7 +592,7 @@ def test_generated_docstrings_of_each_style_read_back(summary: str, params: dict
         assert parsed.params == params
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(st.text(max_size=200))
 def test_any_docstring_is_read_without_error(doc: str) -> None:
     parsed = parse_docstring(doc)

@@ -16,8 +16,6 @@ from toolstitch.messages import (
 )
 from toolstitch.runner._history import WIRE_FORMS, read_history, write_history
 
-pytestmark = pytest.mark.once  # never reaches the hot path: checked by tests/conftest.py
-
 if TYPE_CHECKING:
     from google.genai import types as genai_types
     from openai.types import chat as openai_chat_types

@@ -20,8 +20,6 @@ from toolstitch.runner._logging import (
 )
 from toolstitch.vocab.call_events import ToolCall
 
-pytestmark = pytest.mark.once  # never reaches the hot path: checked by tests/conftest.py
-
 CALL = ToolCall(index=0, id="c1", name="lookup", arguments="{}", parsed_arguments={})
 SRC = Path(__file__).resolve().parents[1] / "src"
 

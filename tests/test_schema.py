@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from jsonschema._utils import equal as jsonschema_equal
 
-from strategies import PROPERTY_SETTINGS, one_pass, splits
+from strategies import PROPERTY_SETTINGS, per_pass, splits
 from toolstitch.json.pointer import locate_pointer, pointer_escape, pointer_segments
 from toolstitch.json.tokenizer import ArgumentsTokenizer
 from toolstitch.schema.streaming import (
@@ -35,8 +35,6 @@ from toolstitch.schema.streaming import (
     Violation,
     final_check,
 )
-
-pytestmark = pytest.mark.once  # never reaches the hot path: checked by tests/conftest.py
 
 
 def stream(schema: Any, fragments: list[str]) -> list[list[Violation]]:
@@ -302,7 +300,7 @@ JSON_VALUES = st.recursive(
 )
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(st.dictionaries(st.text(max_size=4), JSON_VALUES, max_size=5), st.booleans(), st.booleans())
 def test_locate_pointer_finds_every_value(
     value: dict[str, Any], ascii_only: bool, spaced: bool
@@ -475,7 +473,7 @@ def cases(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
     return schema, text
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(cases())
 def test_valid_for_jsonschema_iff_nothing_reported(case: tuple[dict[str, Any], str]) -> None:
     schema, text = case
@@ -790,7 +788,7 @@ def reference(schema: Any, prefix: str) -> set[tuple[str, str]]:
     return out
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(cases())
 def test_reported_so_far_equals_certain_so_far(case: tuple[dict[str, Any], str]) -> None:
     schema, text = case
@@ -800,7 +798,7 @@ def test_reported_so_far_equals_certain_so_far(case: tuple[dict[str, Any], str])
         assert reported == reference(schema, text[: k + 1]), text[: k + 1]
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(cases(), st.data())
 def test_first_violation_from_the_fragment_that_made_it_certain(
     case: tuple[dict[str, Any], str], data: st.DataObject

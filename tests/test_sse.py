@@ -11,11 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chunks import byte_by_byte, split
-from strategies import one_pass
+from strategies import per_pass
 from toolstitch.decode.sse import SSEDecoder, SSEMessage
 from toolstitch.vocab.errors import StreamDecodeError
-
-pytestmark = pytest.mark.once  # never reaches the hot path: checked by tests/conftest.py
 
 KB = 1024
 MB = 1024 * 1024
@@ -134,7 +132,7 @@ def streams(draw: st.DrawFn) -> bytes:
 # -- properties ---------------------------------------------------------------------------
 
 
-@one_pass(100)
+@per_pass(100)
 @given(streams(), st.data())
 def test_any_chunking_matches_the_reference(body: bytes, data: st.DataObject) -> None:
     expected, comments = reference(body)
@@ -144,14 +142,14 @@ def test_any_chunking_matches_the_reference(body: bytes, data: st.DataObject) ->
     assert decoder.comments == comments
 
 
-@one_pass(100)
+@per_pass(100)
 @given(streams())
 def test_byte_by_byte_matches_the_reference(body: bytes) -> None:
     assert decode(byte_by_byte(body)) == reference(body)[0]
 
 
 @given(streams())
-@one_pass(50)
+@per_pass(50)
 def test_every_two_chunk_split_matches_the_reference(body: bytes) -> None:
     # Every split point: inside each CRLF, each UTF-8 sequence, each BOM.
     expected = reference(body)[0]
@@ -159,7 +157,7 @@ def test_every_two_chunk_split_matches_the_reference(body: bytes) -> None:
         assert decode([body[:i], body[i:]]) == expected, i
 
 
-@one_pass(100)
+@per_pass(100)
 @given(streams())
 def test_messages_come_out_as_soon_as_their_blank_line_arrives(body: bytes) -> None:
     # Feeding the whole body at once leaves only the final, unterminated event for close().
@@ -182,7 +180,7 @@ def _line_spans(body: bytes) -> list[tuple[int, int]]:
     return spans
 
 
-@one_pass(100)
+@per_pass(100)
 @given(streams(), st.integers(1, 12), st.data())
 def test_line_limit_raises_at_the_first_long_line(
     body: bytes, limit: int, data: st.DataObject
@@ -226,7 +224,7 @@ def _event_limit_offset(body: bytes, limit: int) -> int | None:
     return None
 
 
-@one_pass(100)
+@per_pass(100)
 @given(streams(), st.integers(1, 12), st.data())
 def test_event_limit_raises_where_the_data_passes_it(
     body: bytes, limit: int, data: st.DataObject

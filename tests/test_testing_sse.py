@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolstitch.decode.sse import SSEDecoder, SSEMessage
 from toolstitch.testing import Hold, Reply
 from toolstitch.testing._sse import DONE, frame, named, split
-
-pytestmark = pytest.mark.once  # never reaches the hot path: checked by tests/conftest.py
 
 
 def decode(data: bytes) -> list[SSEMessage]:

@@ -18,7 +18,7 @@ from strategies import (
     argument_texts,
     has_huge_exponent,
     mutated,
-    one_pass,
+    per_pass,
     splits,
     text_and_fragments,
 )
@@ -183,7 +183,7 @@ def test_digits_limit_counts_one_run_of_digits_outside_strings(text: str) -> Non
 # -- properties ---------------------------------------------------------------------------
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(text_and_fragments())
 def test_only_the_fragment_holding_the_closing_brace_closes(
     case: tuple[str, list[str]],
@@ -195,7 +195,7 @@ def test_only_the_fragment_holding_the_closing_brace_closes(
     assert drive(fragments) == [OPEN] * closing + [CLOSED]
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(st.data())
 def test_the_fragment_holding_the_first_bad_character_raises(data: st.DataObject) -> None:
     text = data.draw(argument_texts().flatmap(mutated))
@@ -223,7 +223,7 @@ def test_the_fragment_holding_the_first_bad_character_raises(data: st.DataObject
         assert outcomes == [OPEN] * len(fragments)
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(text_and_fragments())
 def test_listener_sees_the_events_of_the_whole_text(case: tuple[str, list[str]]) -> None:
     text, fragments = case
@@ -329,7 +329,7 @@ def _check_lookahead(fragments: list[str], close: int) -> None:
     assert not tokenizer_module._NOT_HELD  # nobody listened: nothing was held
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(case=text_and_fragments(), tail=st.sampled_from(["", " ", "}", '{"b": 1}', "]", ' "x']))
 def test_close_offset_is_exact_on_valid_text_whatever_the_split(
     case: tuple[str, list[str]], tail: str
@@ -349,7 +349,7 @@ def test_close_offset_is_exact_on_valid_text_whatever_the_split(
     _check_lookahead(fragments, close)
 
 
-@one_pass(150, PROPERTY_SETTINGS)
+@per_pass(150, PROPERTY_SETTINGS)
 @given(data=st.data())
 def test_close_offset_follows_strings_and_brackets_on_mutated_text(data: st.DataObject) -> None:
     text = data.draw(argument_texts().flatmap(mutated))

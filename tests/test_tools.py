@@ -12,8 +12,6 @@ from strategies import PROPERTY_SETTINGS
 from toolstitch.schema.declarations import ToolNames, normalize_tools
 from toolstitch.vocab.errors import UnknownTool
 
-pytestmark = pytest.mark.once  # never reaches the hot path: checked by tests/conftest.py
-
 WEATHER = {
     "type": "object",
     "properties": {"city": {"type": "string"}},

@@ -1,8 +1,10 @@
-"""The ``once`` mark is checked: what tests/conftest.py counts as the start of the hot path.
+"""The ``once`` and ``either_path`` marks are checked: what tests/conftest.py counts as the
+start of the hot path.
 
-A test marked ``once`` is left out of the pure-Python pass, so it must not reach code that
-differs between the paths; tests/conftest.py fails it if it makes an assembler or a C
-``Scanner``. These show the counter sees both, and nothing else.
+A test marked ``once`` is left out of the pure-Python pass, and one marked ``either_path``
+runs half its examples on each pass, so neither may reach code that differs between the
+paths; tests/conftest.py fails it if it makes an assembler or a C ``Scanner``. These show
+the counter sees both, and nothing else.
 """
 
 from __future__ import annotations
