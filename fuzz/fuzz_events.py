@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
 
 import fuzz_native  # noqa: F401  (first: loads the build named by TOOLSTITCH_NATIVE_SO)
 
@@ -34,11 +33,6 @@ from toolstitch.testing import PythonStitcher
 from toolstitch.vocab.native import NATIVE
 
 assert NATIVE, "the C extension is not active"
-
-
-def python_stitcher() -> Any:
-    """The pure-Python Stitcher (on the pure-Python assembler)."""
-    return PythonStitcher(provider="anthropic")
 
 
 def _index(text: str) -> int:
@@ -80,7 +74,7 @@ def outcome(action: Callable[[], object]) -> tuple[object, ...]:
 
 
 def run(data: bytes) -> None:
-    native, python = Stitcher(provider="anthropic"), python_stitcher()
+    native, python = Stitcher(provider="anthropic"), PythonStitcher(provider="anthropic")
     for record in decode(data).split("\x1e")[:500]:
         op, text = record[:1], record[1:]
         if op == "c":

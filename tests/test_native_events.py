@@ -40,11 +40,6 @@ class Text(str):
     __hash__ = str.__hash__
 
 
-def python_stitcher(**options: Any) -> Any:
-    """The pure-Python reference: the Python Stitcher on the Python assembler."""
-    return PythonStitcher(**options)
-
-
 # -- BlockFragments against AnthropicAdapter._fragment ------------------------------------------
 
 odd = st.one_of(loose_values, st.builds(Text, st.sampled_from(["", "x", "tool_use"])))
@@ -216,7 +211,7 @@ def test_the_native_stitcher_behaves_as_the_python_one(
         options["tools"] = tools
     native = Stitcher(**options)
     assert type(native).__mro__[1].__name__ == "StitcherBase"
-    assert run(native, copy.deepcopy(events)) == run(python_stitcher(**options), events)
+    assert run(native, copy.deepcopy(events)) == run(PythonStitcher(**options), events)
 
 
 def test_the_native_feed_takes_its_parameter_by_name_and_refuses_others() -> None:

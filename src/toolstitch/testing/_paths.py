@@ -10,16 +10,7 @@ themselves. ``TOOLSTITCH_PURE_PYTHON=1`` makes the whole process pure Python ins
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from toolstitch.core import assembler as _assembler
-from toolstitch.stitch import stitcher as _stitcher
+from toolstitch.core.assembler import _PythonAssembler as PythonAssembler
+from toolstitch.stitch.stitcher import _PythonStitcher as PythonStitcher
 
 __all__ = ["PythonAssembler", "PythonStitcher"]
-
-if TYPE_CHECKING:
-    from toolstitch.core.assembler import Assembler as PythonAssembler
-    from toolstitch.stitch.stitcher import Stitcher as PythonStitcher
-else:
-    PythonAssembler = vars(_assembler)["_PythonAssembler"]
-    PythonStitcher = vars(_stitcher)["_PythonStitcher"]
