@@ -7,8 +7,9 @@ difference in a feed's events or exception (type and message), in ``close()``, t
 Input format (after ``_harness.decode``): records split by ``\\x1e``, each an op and its text:
 ``m`` message_start; ``s<i><name>`` a ``tool_use`` block at index ``<i>`` (a digit) starts;
 ``t<i>`` a text block starts; ``f<i><text>`` an ``input_json_delta`` of ``<text>`` for block
-``<i>``; ``p<i>`` the block stops; ``j<json>`` any JSON value fed as it parses (anything that
-is not JSON is fed as a str); ``d`` message_delta; ``c`` close.
+``<i>``; ``k<i>`` a thinking block starts; ``p<i>`` the block stops; ``j<json>`` any JSON
+value fed as it parses (anything that is not JSON is fed as a str); ``d`` message_delta;
+``e`` message_stop; ``g`` ping; ``c`` close.
 
 ``TOOLSTITCH_NATIVE_SO=<path to _native.abi3.so>`` loads that build of the extension (the
 sanitizer build of docs/native.md), as for ``fuzz_native.py``:
@@ -49,6 +50,11 @@ def event(op: str, text: str) -> object:
         return {**block, "content_block": tool}
     if op == "t":
         return {**block, "content_block": {"type": "text", "text": ""}}
+    if op == "k":
+        thinking = {"type": "thinking", "thinking": text[1:], "signature": ""}
+        return {**block, "content_block": thinking}
+    if op in ("e", "g"):
+        return {"type": "message_stop" if op == "e" else "ping"}
     if op == "f":
         delta = {"type": "input_json_delta", "partial_json": text[1:]}
         return {"type": "content_block_delta", "index": _index(text), "delta": delta}
@@ -104,6 +110,8 @@ SEEDS = [
     'm\x1es0f\x1ef0\x1ef0{\x1ef1}\x1ej{"type": "content_block_delta", "index": true}',
     'm\x1es0f\x1ej{"type": "content_block_delta", "index": 0, "delta": [1]}\x1ef0{}\x1ec\x1ef0{}',
     "s0f\x1ef0{}\x1ej[]\x1ejnot json\x1em\x1ef0{}",
+    'm\x1es0f\x1ef0{"a"\x1ep0\x1ef0:1}\x1ep0\x1ep0\x1ek1\x1ep1\x1eg\x1ed\x1ee\x1ec',
+    "m\x1ek0x\x1es0f\x1ef0{}\x1ep0\x1em\x1es0g\x1ef0{}\x1ep0\x1ee",
 ]
 
 

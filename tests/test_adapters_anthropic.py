@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from driven import Driven
 from fixtures.expected import fixture_names, load, normalize, payloads
+from strategies import PROPERTY_SETTINGS
 from toolstitch.adapters import AnthropicAdapter, detect
 from toolstitch.core.assembler import Assembler
 from toolstitch.stitch.driver import Driver
 from toolstitch.stitch.stitcher import StitchResult, stitch
+from toolstitch.testing import PythonStitcher
+from toolstitch.testing.strategies import streams
 from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallStarted, CallWarning, Event
 from toolstitch.vocab.errors import ProviderError
 from toolstitch.vocab.limits import Limits
@@ -391,3 +398,63 @@ def test_reasoning_given_whole_at_block_start_is_bounded_too() -> None:
     assert blocks_of(out) == [
         ReasoningBlock(signature="ab", redacted=True, kind="redacted_thinking")
     ]
+
+
+# -- the quiet shortcut (``AnthropicAdapter._quiet``) --------------------------------------------
+
+
+class _LongWay(PythonStitcher):
+    """A stitcher that never takes the adapter's shortcut: every event through ``_feed``,
+    the driver and ``_observe`` (a quiet ``()`` is read as declined there)."""
+
+    def _shortcut(self, adapter: Any) -> None:
+        return None
+
+
+def _each_feed(stitcher: Any, events: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for event in events:
+        try:
+            out.append(stitcher.feed(event))
+        except Exception as exc:
+            out.append((type(exc), str(exc)))
+    return [*out, stitcher.close(), stitcher.result, stitcher.events_read]
+
+
+@settings(PROPERTY_SETTINGS, max_examples=60)
+@given(
+    streams("anthropic", quirks=True, faults=True),
+    st.lists(st.tuples(st.integers(0, 99), st.integers(0, 2)), max_size=3),
+)
+def test_a_quiet_event_is_one_the_long_way_gives_nothing_for(
+    stream: Any, stops: list[tuple[int, int]]
+) -> None:
+    events = [copy.deepcopy(dict(event)) for event in stream.events]
+    for at, index in stops:  # a block's stop anywhere, an early one mid-arguments included
+        events.insert(at % (len(events) + 1), {"type": "content_block_stop", "index": index})
+    shortcut = PythonStitcher(provider="anthropic")
+    assert _each_feed(shortcut, copy.deepcopy(events)) == _each_feed(
+        _LongWay(provider="anthropic"), events
+    )
+
+
+def test_the_stop_of_a_ready_call_and_message_stop_are_quiet_and_others_not() -> None:
+    adapter = AnthropicAdapter(records=Assembler())
+    stitcher = PythonStitcher(provider="anthropic")
+    assert stitcher.adapter is not None
+    block = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+    start = {"type": "content_block_start", "index": 0, "content_block": block}
+    fragment = {"type": "content_block_delta", "index": 0}
+    stop = {"type": "content_block_stop", "index": 0}
+    for event in ({"type": "message_start", "message": {"id": "m"}}, start):
+        stitcher.feed(event)
+    quiet = stitcher.adapter._fragment
+    assert quiet is not None
+    assert quiet(stop) is None  # nothing streamed yet: the stop reads the start's input
+    stitcher.feed({**fragment, "delta": {"type": "input_json_delta", "partial_json": "{"}})
+    assert quiet(stop) is None  # streamed, still open: its stop resolves it
+    stitcher.feed({**fragment, "delta": {"type": "input_json_delta", "partial_json": "}"}})
+    assert quiet(stop) == ()
+    assert quiet({"type": "message_stop"}) == ()
+    assert quiet({"type": "message_delta"}) is None
+    assert AnthropicAdapter._fragment(adapter, stop) is None  # no block 0 here

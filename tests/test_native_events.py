@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import PROPERTY_SETTINGS, loose_values
-from toolstitch import NATIVE, Stitcher
+from toolstitch import NATIVE, Assembler, Stitcher
 from toolstitch.adapters import anthropic
 from toolstitch.stitch import stitcher as _stitcher
-from toolstitch.testing import PythonStitcher
+from toolstitch.testing import PythonAssembler, PythonStitcher
 from toolstitch.testing.strategies import streams
 from toolstitch.vocab.native import extension
 
@@ -45,6 +45,10 @@ class Text(str):
 odd = st.one_of(loose_values, st.builds(Text, st.sampled_from(["", "x", "tool_use"])))
 words = st.sampled_from(
     ["content_block_delta", "input_json_delta", "content_block_start", "text_delta", ""]
+)
+#: The event types of the quiet verdict (``AnthropicAdapter._quiet``), and two that are not.
+quiet_words = st.sampled_from(
+    ["content_block_stop", "message_stop", "ping", "message_delta", "content_block_start"]
 )
 
 
@@ -72,14 +76,50 @@ def payloads(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
-def adapters(draw: st.DrawFn) -> anthropic.AnthropicAdapter:
-    """An adapter with some open blocks of any kind."""
-    adapter = anthropic.AnthropicAdapter()
-    for index in draw(st.sets(mostly(0, st.integers(0, 3)), max_size=3)):
+def stops(draw: st.DrawFn) -> dict[str, Any]:
+    """Events of the quiet verdict's types, most of them right, any field absent or odd."""
+    payload: dict[str, Any] = {"type": draw(mostly("content_block_stop", quiet_words | odd))}
+    if draw(st.integers(0, 6)):
+        payload["index"] = draw(mostly(draw(st.integers(0, 3)), st.one_of(st.integers(-1, 3), odd)))
+    return payload
+
+
+#: How a block's call stands in the core: none yet, streaming, ready, discarded.
+CALL_STATES = ("none", "open", "ready", "discarded")
+
+
+@st.composite
+def adapter_specs(draw: st.DrawFn) -> list[tuple[Any, ...]]:
+    """Some blocks of any kind: (index, kind, core, streamed, the call's state, thinking)."""
+    spec = []
+    for index in draw(st.sets(st.integers(0, 3), min_size=1, max_size=4)):
         kind = draw(mostly("tool_use", st.sampled_from(["server_tool_use", "thinking", "text"])))
+        spec.append(
+            (
+                index,
+                kind,
+                draw(mostly(index, st.integers(0, 9))),
+                draw(mostly(True, st.just(False))),
+                draw(st.sampled_from(CALL_STATES)),
+                not draw(st.integers(0, 5)),
+            )
+        )
+    return spec
+
+
+def make_adapter(spec: list[tuple[Any, ...]], assembler: Any) -> anthropic.AnthropicAdapter:
+    """An adapter with the blocks of ``spec``, reading the records of ``assembler``, in which
+    each block's call stands as ``spec`` says."""
+    adapter = anthropic.AnthropicAdapter(records=assembler)
+    for index, kind, core, streamed, state, thinking in spec:
         block = anthropic._Block(kind, f"b{index}", "f", {})
-        block.core = draw(st.integers(0, 9))
+        block.core, block.streamed = core, streamed
         adapter._blocks[index] = block
+        if thinking:
+            adapter._thinking[index] = anthropic._Thinking("thinking", 10, "", "")
+        if state != "none" and assembler.record(core) is None:
+            assembler.feed({"index": core, "id": f"c{core}", "function": {"name": "f"}})
+            assembler.feed_arguments(core, {"open": "{", "ready": "{}", "discarded": "]"}[state])
     return adapter
 
 
@@ -88,17 +128,79 @@ def blocks_state(adapter: anthropic.AnthropicAdapter) -> list[tuple[Any, ...]]:
 
 
 @FAST
-@given(adapters(), st.lists(payloads(), min_size=1, max_size=6))
+@given(
+    adapter_specs(),
+    st.lists(st.one_of(payloads(), stops()), min_size=1, max_size=6),
+    st.sampled_from([Assembler, PythonAssembler]),
+)
 def test_the_reader_decides_as_the_python_method(
-    adapter: anthropic.AnthropicAdapter, events: list[dict[str, Any]]
+    spec: list[tuple[Any, ...]], events: list[dict[str, Any]], core: type[Any]
 ) -> None:
-    twin = copy.deepcopy(adapter)
+    # Records of another class than the native assembler's: C asks the Python method.
+    adapter = make_adapter(spec, core())
+    twin = make_adapter(spec, core())
     reader = adapter._native_fragment()
     assert reader is not None
     assert type(reader).__name__ == "BlockFragments"
     for event in events:
         assert reader(event) == twin._fragment(event)
         assert blocks_state(adapter) == blocks_state(twin)
+
+
+@st.composite
+def tool_blocks(draw: st.DrawFn) -> list[tuple[Any, ...]]:
+    """Four tool blocks, whose calls stand each in another of the four ways, as a spec."""
+    states = draw(st.permutations(CALL_STATES))
+    return [
+        (index, "tool_use", index, draw(mostly(True, st.just(False))), state, draw(st.booleans()))
+        for index, state in enumerate(states)
+    ]
+
+
+@FAST
+@given(st.one_of(tool_blocks(), adapter_specs()), st.lists(stops(), min_size=1, max_size=4))
+def test_the_quiet_verdict_is_the_python_one(
+    spec: list[tuple[Any, ...]], events: list[dict[str, Any]]
+) -> None:
+    adapter, twin = make_adapter(spec, Assembler()), make_adapter(spec, Assembler())
+    reader = adapter._native_fragment()
+    assert reader is not None
+    for event in events:
+        assert reader(event) == twin._fragment(event)
+
+
+@pytest.mark.parametrize("core", [Assembler, PythonAssembler])
+def test_quiet_events_are_the_silent_ones_and_the_stop_of_an_ended_call(core: type[Any]) -> None:
+    spec = [(0, "tool_use", 0, True, "ready", False), (1, "tool_use", 1, True, "open", False)]
+    spec += [(2, "tool_use", 2, True, "discarded", False)]
+    spec += [(3, "tool_use", 3, False, "ready", False)]
+    adapter = make_adapter(spec, core())
+    reader = adapter._native_fragment()
+    assert reader is not None
+    for event in ({"type": "message_stop"}, {"type": "ping", "x": [1]}):
+        assert reader(event) == () == adapter._fragment(event)
+    verdicts = [reader({"type": "content_block_stop", "index": i}) for i in range(5)]
+    assert verdicts == [(), None, (), None, None]  # ready, open, discarded, not streamed, none
+    adapter._thinking[0] = anthropic._Thinking("thinking", 10, "", "")
+    assert reader({"type": "content_block_stop", "index": 0}) is None  # a thinking block's
+    assert reader({"type": "message_delta", "delta": {}}) is None
+    assert reader({"type": Text("ping")}) is None  # Python's own comparison: no str type
+
+
+def test_a_quiet_event_through_the_stitcher_gives_nothing_and_is_counted() -> None:
+    stitcher = Stitcher(provider="anthropic")
+    block = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+    stitcher.feed({"type": "message_start", "message": {"id": "m"}})
+    stitcher.feed({"type": "content_block_start", "index": 0, "content_block": block})
+    delta = {"type": "input_json_delta", "partial_json": "{}"}
+    ready = stitcher.feed({"type": "content_block_delta", "index": 0, "delta": delta})
+    assert [type(e).__name__ for e in ready] == ["ArgumentsDelta", "CallReady"]
+    read = stitcher.events_read
+    assert stitcher.feed({"type": "content_block_stop", "index": 0}) == []
+    assert stitcher.feed({"type": "message_stop"}) == []
+    assert stitcher.events_read == read + 2
+    assert [type(e).__name__ for e in stitcher.close()] == []  # the call was ready already
+    assert [c.arguments for c in stitcher.result.calls] == ["{}"]
 
 
 def test_the_reader_asks_python_about_values_it_cannot_compare() -> None:
@@ -151,6 +253,12 @@ def test_the_reader_refuses_a_bad_configuration_and_reads_only_when_bound() -> N
         "adapter_type": anthropic.AnthropicAdapter,
         "block_type": anthropic._Block,
     }
+    options.update(stop_type="d", silent_types=frozenset({"e"}), final_states=())
+    for missing in ("stop_type", "silent_types", "final_states"):
+        with pytest.raises(TypeError, match=missing):
+            extension.BlockFragments(**{k: v for k, v in options.items() if k != missing})
+    with pytest.raises(TypeError):
+        extension.BlockFragments(**{**options, "silent_types": {"e"}})  # a set, not frozen
     with pytest.raises(TypeError, match="no slot"):
         extension.BlockFragments(**{**options, "block_type": int})
     with pytest.raises(TypeError, match="no slot"):

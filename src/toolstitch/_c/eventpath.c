@@ -35,7 +35,7 @@ typedef struct {
     PyObject *python_feed;        /* the Python Stitcher.feed (configure_event_path) */
     PyObject *assembler_class;    /* the native Assembler, whose feed_arguments is C */
     PyObject *s_type, *s_delta, *s_index, *s_blocks, *s_client, *s_streamed, *s_core;
-    PyObject *s_observe;
+    PyObject *s_observe, *s_thinking, *s_records;
 } EventState;
 
 static EventState ev;
@@ -49,16 +49,22 @@ typedef struct {
     PyObject *event_type;   /* the event type of a block's delta */
     PyObject *delta_type;   /* the delta type of an arguments fragment */
     PyObject *text_key;     /* the delta's key of the fragment */
-    PyObject *adapter_type; /* the adapter class, whose `_blocks` slot is read directly, */
-    PyObject *blocks_slot;  /* through its member descriptor */
-    descrgetfunc blocks_get;
+    PyObject *stop_type;    /* the event type of a block's end */
+    PyObject *silent_types; /* frozenset: the event types of no items */
+    PyObject *final_states; /* tuple: the CallStates of a call that has ended */
+    PyObject *adapter_type; /* the adapter class, whose `_blocks` and `_thinking` slots are */
+    PyObject *blocks_slot;  /* read directly, through their member descriptors */
+    PyObject *thinking_slot;
+    descrgetfunc blocks_get, thinking_get;
     PyObject *block_type; /* the class of a block state, whose slots are read directly: */
     PyObject *client_slot, *core_slot, *streamed_slot; /* its member descriptors, */
     descrgetfunc client_get, core_get;                 /* their __get__ */
     descrsetfunc streamed_set;                         /* and __set__ */
 } ReaderObject;
 
-enum { READ_NONE = 0, READ_TAKEN = 1, READ_ASK = 2 };
+/* What a reader made of an event: nothing (the adapter must read it), a fragment, a quiet
+ * event (no items, nothing changed), or a value only the Python method may judge. */
+enum { READ_NONE = 0, READ_TAKEN = 1, READ_ASK = 2, READ_QUIET = 3 };
 
 static int reader_traverse(PyObject *op, visitproc visit, void *arg) {
     ReaderObject *self = (ReaderObject *)op;
@@ -68,8 +74,12 @@ static int reader_traverse(PyObject *op, visitproc visit, void *arg) {
     Py_VISIT(self->event_type);
     Py_VISIT(self->delta_type);
     Py_VISIT(self->text_key);
+    Py_VISIT(self->stop_type);
+    Py_VISIT(self->silent_types);
+    Py_VISIT(self->final_states);
     Py_VISIT(self->adapter_type);
     Py_VISIT(self->blocks_slot);
+    Py_VISIT(self->thinking_slot);
     Py_VISIT(self->block_type);
     Py_VISIT(self->client_slot);
     Py_VISIT(self->core_slot);
@@ -84,8 +94,12 @@ static int reader_clear(PyObject *op) {
     Py_CLEAR(self->event_type);
     Py_CLEAR(self->delta_type);
     Py_CLEAR(self->text_key);
+    Py_CLEAR(self->stop_type);
+    Py_CLEAR(self->silent_types);
+    Py_CLEAR(self->final_states);
     Py_CLEAR(self->adapter_type);
     Py_CLEAR(self->blocks_slot);
+    Py_CLEAR(self->thinking_slot);
     Py_CLEAR(self->block_type);
     Py_CLEAR(self->client_slot);
     Py_CLEAR(self->core_slot);
@@ -95,14 +109,17 @@ static int reader_clear(PyObject *op) {
 
 static void reader_dealloc(PyObject *op) { ts_gc_dealloc(op, reader_clear); }
 
-/* BlockFragments(*, event_type, delta_type, text_key, adapter_type, block_type): an unbound
- * reader, which `bind` gives an adapter. */
+/* BlockFragments(*, event_type, delta_type, text_key, stop_type, silent_types, final_states,
+ * adapter_type, block_type): an unbound reader, which `bind` gives an adapter. */
 static PyObject *reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"event_type",   "delta_type", "text_key",
-                             "adapter_type", "block_type", NULL};
-    PyObject *o[5];
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$UUUO!O!:BlockFragments", kwlist, &o[0],
-                                     &o[1], &o[2], &PyType_Type, &o[3], &PyType_Type, &o[4])) {
+    static char *kwlist[] = {"event_type",   "delta_type",   "text_key",
+                             "stop_type",    "silent_types", "final_states",
+                             "adapter_type", "block_type",   NULL};
+    PyObject *o[8];
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$UUUUO!O!O!O!:BlockFragments", kwlist, &o[0],
+                                     &o[1], &o[2], &o[3], &PyFrozenSet_Type, &o[4],
+                                     &PyTuple_Type, &o[5], &PyType_Type, &o[6], &PyType_Type,
+                                     &o[7])) {
         return NULL;
     }
     allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
@@ -113,16 +130,22 @@ static PyObject *reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     ts_set_ref(&self->event_type, o[0]);
     ts_set_ref(&self->delta_type, o[1]);
     ts_set_ref(&self->text_key, o[2]);
-    ts_set_ref(&self->adapter_type, o[3]);
-    ts_set_ref(&self->block_type, o[4]);
-    if ((self->blocks_slot = ts_slot_of(o[3], ev.s_blocks)) == NULL ||
-        (self->client_slot = ts_slot_of(o[4], ev.s_client)) == NULL ||
-        (self->core_slot = ts_slot_of(o[4], ev.s_core)) == NULL ||
-        (self->streamed_slot = ts_slot_of(o[4], ev.s_streamed)) == NULL) {
+    ts_set_ref(&self->stop_type, o[3]);
+    ts_set_ref(&self->silent_types, o[4]);
+    ts_set_ref(&self->final_states, o[5]);
+    ts_set_ref(&self->adapter_type, o[6]);
+    ts_set_ref(&self->block_type, o[7]);
+    if ((self->blocks_slot = ts_slot_of(o[6], ev.s_blocks)) == NULL ||
+        (self->thinking_slot = ts_slot_of(o[6], ev.s_thinking)) == NULL ||
+        (self->client_slot = ts_slot_of(o[7], ev.s_client)) == NULL ||
+        (self->core_slot = ts_slot_of(o[7], ev.s_core)) == NULL ||
+        (self->streamed_slot = ts_slot_of(o[7], ev.s_streamed)) == NULL) {
         Py_DECREF(self);
         return NULL;
     }
     self->blocks_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(self->blocks_slot), Py_tp_descr_get);
+    self->thinking_get =
+        (descrgetfunc)PyType_GetSlot(Py_TYPE(self->thinking_slot), Py_tp_descr_get);
     self->client_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(self->client_slot), Py_tp_descr_get);
     self->core_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(self->core_slot), Py_tp_descr_get);
     self->streamed_set =
@@ -153,13 +176,18 @@ static PyObject *reader_bind(PyObject *op, PyObject *const *args, Py_ssize_t nar
     ts_set_ref(&bound->event_type, self->event_type);
     ts_set_ref(&bound->delta_type, self->delta_type);
     ts_set_ref(&bound->text_key, self->text_key);
+    ts_set_ref(&bound->stop_type, self->stop_type);
+    ts_set_ref(&bound->silent_types, self->silent_types);
+    ts_set_ref(&bound->final_states, self->final_states);
     ts_set_ref(&bound->adapter_type, self->adapter_type);
     ts_set_ref(&bound->blocks_slot, self->blocks_slot);
+    ts_set_ref(&bound->thinking_slot, self->thinking_slot);
     ts_set_ref(&bound->block_type, self->block_type);
     ts_set_ref(&bound->client_slot, self->client_slot);
     ts_set_ref(&bound->core_slot, self->core_slot);
     ts_set_ref(&bound->streamed_slot, self->streamed_slot);
     bound->blocks_get = self->blocks_get;
+    bound->thinking_get = self->thinking_get;
     bound->client_get = self->client_get;
     bound->core_get = self->core_get;
     bound->streamed_set = self->streamed_set;
@@ -170,11 +198,10 @@ static int is_bound(PyObject *reader) {
     return Py_IS_TYPE(reader, ev.reader_type) && ((ReaderObject *)reader)->adapter != NULL;
 }
 
-/* `mapping.get(key) == expected` for an exact dict and an exact str `expected`: READ_TAKEN
- * equal; READ_NONE not, or absent (None, which is no str); READ_ASK when the value is not an
- * exact str, whose comparison is its own business; -1 with an exception set. */
-static int has_text(PyObject *mapping, PyObject *key, PyObject *expected) {
-    PyObject *value = PyDict_GetItemWithError(mapping, key);
+/* `value == expected` for an exact str `expected` and `value` (borrowed, NULL: absent):
+ * READ_TAKEN equal; READ_NONE not, or absent (None, which is no str); READ_ASK when the value
+ * is not an exact str, whose comparison is its own business; -1 with an exception set. */
+static int same_text(PyObject *value, PyObject *expected) {
     if (value == NULL) {
         return PyErr_Occurred() ? -1 : READ_NONE;
     }
@@ -185,6 +212,11 @@ static int has_text(PyObject *mapping, PyObject *key, PyObject *expected) {
      * by character, for an order this does not need). */
     int equal = PyObject_RichCompareBool(value, expected, Py_EQ);
     return equal < 0 ? -1 : (equal ? READ_TAKEN : READ_NONE);
+}
+
+/* `mapping.get(key) == expected` for an exact dict (same_text). */
+static int has_text(PyObject *mapping, PyObject *key, PyObject *expected) {
+    return same_text(PyDict_GetItemWithError(mapping, key), expected);
 }
 
 /* The block state of `payload["index"]` if it is a client block (a call), borrowed from the
@@ -224,13 +256,90 @@ static int client_block(ReaderObject *self, PyObject *payload, PyObject **blocks
     return verdict;
 }
 
+/* Whether the call of a block's state has ended in the core (`_quiet`'s last test, on the
+ * state of a streamed client block): READ_QUIET, READ_NONE, READ_ASK or -1. */
+static int call_ended(ReaderObject *self, PyObject *state) {
+    /* record = self.records.record(state.core) */
+    PyObject *records = PyObject_GetAttr(self->adapter, ev.s_records);
+    if (records == NULL) {
+        return -1;
+    }
+    PyObject *core = NULL, *call_state = NULL;
+    int verdict = READ_ASK;
+    if ((PyObject *)Py_TYPE(records) == ev.assembler_class) { /* its own `record`, no other */
+        core = self->core_get(self->core_slot, state, self->block_type);
+        int read = core == NULL ? -1 : ts_call_state(records, core, &call_state);
+        verdict = read < 0 ? -1 : (read == 0 ? READ_ASK : READ_NONE);
+    }
+    /* return record is not None and record.state.is_final */
+    if (call_state != NULL) {
+        for (Py_ssize_t i = 0; i < PyTuple_Size(self->final_states); i++) {
+            if (call_state == PyTuple_GetItem(self->final_states, i)) {
+                verdict = READ_QUIET;
+            }
+        }
+    }
+    Py_XDECREF(core);
+    Py_DECREF(records);
+    return verdict;
+}
+
+/* AnthropicAdapter._quiet(kind, payload) for an event whose type `kind` (borrowed; NULL:
+ * absent) is not the delta's: READ_QUIET (an event of no items), READ_NONE, READ_ASK or -1.
+ * Reads only. */
+static int reader_quiet(ReaderObject *self, PyObject *payload, PyObject *kind) {
+    if (kind == NULL || !PyUnicode_CheckExact(kind)) {
+        return READ_NONE; /* absent, or not a str: not quiet (a str subclass was asked) */
+    }
+    int silent = PySet_Contains(self->silent_types, kind);
+    if (silent != 0) {
+        return silent < 0 ? -1 : READ_QUIET;
+    }
+    int stop = same_text(kind, self->stop_type);
+    if (stop != READ_TAKEN) {
+        return stop;
+    }
+    /* index = payload.get("index"); if type(index) is not int or index in self._thinking */
+    PyObject *index = PyDict_GetItemWithError(payload, ev.s_index);
+    if (index == NULL || !PyLong_CheckExact(index)) {
+        return PyErr_Occurred() ? -1 : READ_NONE;
+    }
+    if (!Py_IS_TYPE(self->adapter, (PyTypeObject *)self->adapter_type)) {
+        return READ_ASK; /* a subclass may read its state otherwise */
+    }
+    PyObject *thinking = self->thinking_get(self->thinking_slot, self->adapter, self->adapter_type);
+    if (thinking == NULL) {
+        return -1;
+    }
+    int open = PyDict_CheckExact(thinking) ? PyDict_Contains(thinking, index) : -2;
+    Py_DECREF(thinking);
+    if (open != 0) {
+        return open == -1 ? -1 : (open == -2 ? READ_ASK : READ_NONE);
+    }
+    /* state = self._blocks.get(index); state.client is True and state.streamed is True */
+    PyObject *blocks = NULL, *state = NULL;
+    int found = client_block(self, payload, &blocks, &state);
+    if (found == READ_TAKEN) {
+        PyObject *streamed = self->client_get(self->streamed_slot, state, self->block_type);
+        found = streamed == NULL ? -1 : (streamed == Py_True ? call_ended(self, state) : READ_NONE);
+        Py_XDECREF(streamed);
+    }
+    Py_XDECREF(blocks);
+    return found;
+}
+
 /* The fragment of a delta event: READ_TAKEN with *core and *fragment (new references) and the
- * block marked streamed; READ_NONE, having done nothing; READ_ASK (the Python method must
- * read it); or -1 with an exception set. `payload` is an exact dict. */
+ * block marked streamed; READ_QUIET for a quiet event (reader_quiet); READ_NONE, having done
+ * nothing; READ_ASK (the Python method must read it); or -1 with an exception set. `payload`
+ * is an exact dict. */
 static int reader_read(ReaderObject *self, PyObject *payload, PyObject **core,
                        PyObject **fragment) {
-    /* if payload.get("type") != EVENT_TYPE: return None */
-    int same = has_text(payload, ev.s_type, self->event_type);
+    /* kind = payload.get("type"); if kind != EVENT_TYPE: () if self._quiet(...) else None */
+    PyObject *kind = PyDict_GetItemWithError(payload, ev.s_type);
+    int same = same_text(kind, self->event_type);
+    if (same == READ_NONE) {
+        return PyErr_Occurred() ? -1 : reader_quiet(self, payload, kind);
+    }
     if (same != READ_TAKEN) {
         return same;
     }
@@ -279,6 +388,9 @@ static PyObject *reader_call(PyObject *op, PyObject *args, PyObject *kwargs) {
                                           : READ_ASK;
     if (read == READ_ASK) {
         return PyObject_CallFunctionObjArgs(self->fallback, payload, NULL);
+    }
+    if (read == READ_QUIET) {
+        return PyTuple_New(0);
     }
     if (read != READ_TAKEN) {
         return read < 0 ? NULL : Py_NewRef(Py_None);
@@ -425,6 +537,10 @@ static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t n
         if (read == READ_TAKEN) {
             return take_fragment((StitcherObject *)op, core, fragment);
         }
+        if (read == READ_QUIET) { /* self.events_read += 1; return [] */
+            ((StitcherObject *)op)->events_read += 1;
+            return PyList_New(0);
+        }
     }
     return PyObject_CallFunctionObjArgs(ev.python_feed, op, data, NULL);
 }
@@ -493,7 +609,9 @@ static int intern_names(void) {
     int ok = ts_intern(&ev.s_type, "type") == 0 && ts_intern(&ev.s_delta, "delta") == 0 &&
              ts_intern(&ev.s_index, "index") == 0 && ts_intern(&ev.s_blocks, "_blocks") == 0 &&
              ts_intern(&ev.s_client, "client") == 0 && ts_intern(&ev.s_streamed, "streamed") == 0 &&
-             ts_intern(&ev.s_core, "core") == 0 && ts_intern(&ev.s_observe, "_observe") == 0;
+             ts_intern(&ev.s_core, "core") == 0 && ts_intern(&ev.s_observe, "_observe") == 0 &&
+             ts_intern(&ev.s_thinking, "_thinking") == 0 &&
+             ts_intern(&ev.s_records, "records") == 0;
     return ok ? 0 : -1;
 }
 

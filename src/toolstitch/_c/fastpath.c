@@ -1266,6 +1266,26 @@ int ts_is_arguments_delta(PyObject *event) {
     return fast.arguments_delta != NULL && Py_IS_TYPE(event, fast.arguments_delta);
 }
 
+int ts_call_state(PyObject *assembler, PyObject *index, PyObject **state) {
+    *state = NULL;
+    if (fast.assembler_type == NULL || !PyObject_TypeCheck(assembler, fast.assembler_type)) {
+        return 0;
+    }
+    PyObject *calls = ((AsmObject *)assembler)->calls;
+    if (calls == NULL || !PyDict_CheckExact(calls)) {
+        return 0;
+    }
+    PyObject *call = PyDict_GetItemWithError(calls, index);
+    if (call == NULL) {
+        return PyErr_Occurred() ? -1 : 1;
+    }
+    if (!PyObject_TypeCheck(call, fast.call_type) || ((CallObject *)call)->state == NULL) {
+        return 0;
+    }
+    *state = ((CallObject *)call)->state;
+    return 1;
+}
+
 static PyMethodDef asm_methods[] = {
     {"feed", (PyCFunction)(void (*)(void))asm_feed, METH_FASTCALL | METH_KEYWORDS,
      "Take one tool-call delta; return the events it caused (the C hot path)."},

@@ -24,6 +24,12 @@ PyObject *ts_feed_arguments(PyObject *assembler, PyObject *index, PyObject *frag
 /* 1 if `event` is exactly an ArgumentsDelta (once configured), else 0. */
 int ts_is_arguments_delta(PyObject *event);
 
+/* The state of call `index` in the `_calls` of `assembler`, an AssemblerBase: 1 with *state
+ * borrowed (held by the call, which `_calls` holds), or NULL when there is no such call; 0,
+ * *state NULL, when the assembler or its call is not what C reads (Python must ask); -1 with
+ * an exception set. */
+int ts_call_state(PyObject *assembler, PyObject *index, PyObject **state);
+
 /* The parameters of a METH_FASTCALL | METH_KEYWORDS method that takes `n` required parameters
  * by position or by name, like `def method(self, a, b)`: out[0..n-1], borrowed. 0 or -1. */
 int ts_parse_params(const char *method, PyObject *const *args, Py_ssize_t nargs,

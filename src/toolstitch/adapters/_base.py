@@ -44,6 +44,7 @@ __all__ = [
     "SHARED_CODES",
     "Adapter",
     "BoundedText",
+    "Fragments",
     "ReasoningText",
     "UnknownKinds",
     "as_mapping",
@@ -62,6 +63,10 @@ SHARED_CODES: Final[dict[str, str]] = {
     "quirk-reasoning-over-limit": "a reasoning block passed max_reasoning_chars; its "
     "ReasoningBlock keeps the first characters only (and cannot be sent back)",
 }
+
+
+#: An adapter's ``_fragment`` shortcut (``Adapter._fragment``).
+Fragments = Callable[[Mapping[str, Any]], "tuple[int, str] | tuple[()] | None"]
 
 
 def as_mapping(obj: object) -> Mapping[str, Any] | None:
@@ -299,13 +304,14 @@ class Adapter:
     """
 
     name: str = ""
-    #: The adapter's shortcut for its commonest event, if it has one: a plain dict in, the
-    #: ``(index, fragment)`` of the one ``Arguments`` item ``feed`` would return for it, or
-    #: ``None`` (having done nothing) when ``feed`` must read the event. The ``Stitcher``
-    #: applies it itself.
-    _fragment: Callable[[Mapping[str, Any]], tuple[int, str] | None] | None = None
+    #: The adapter's shortcut for its commonest events, if it has one: a plain dict in, the
+    #: ``(index, fragment)`` of the one ``Arguments`` item ``feed`` would return for it, ``()``
+    #: for an event of which ``feed`` would return no items and change nothing, or ``None``
+    #: (having done nothing) when ``feed`` must read the event. The ``Stitcher`` applies it
+    #: itself.
+    _fragment: Fragments | None = None
 
-    def _native_fragment(self) -> Callable[[Mapping[str, Any]], tuple[int, str] | None] | None:
+    def _native_fragment(self) -> Fragments | None:
         """The C form of ``_fragment`` (the same results and effects), if the adapter has one
         and the extension is active; the native ``Stitcher`` reads plain dicts through it."""
         return None

@@ -39,7 +39,7 @@ the snapshots are ignored. Any other event type, and any unknown delta type, lea
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 from toolstitch.core.deltas import Delta
@@ -54,6 +54,7 @@ from toolstitch.core.instructions import (
     arguments,
 )
 from toolstitch.core.record import CallRecords
+from toolstitch.vocab.call_events import CallState
 from toolstitch.vocab.native import extension
 from toolstitch.vocab.stream_events import (
     FinishReason,
@@ -66,6 +67,7 @@ from toolstitch.vocab.stream_events import (
 from ._base import (
     Adapter,
     BoundedText,
+    Fragments,
     UnknownKinds,
     mapping,
     provider_error,
@@ -99,6 +101,9 @@ MESSAGE_EVENTS: Final = frozenset(
 )
 #: Every event type of the protocol (``error`` is shared with other providers).
 KNOWN_EVENTS: Final = MESSAGE_EVENTS | {"error"}
+#: The event types that carry nothing the adapter reads (``message_stop``'s SDK snapshot is
+#: ignored): no items, whatever they hold.
+SILENT_EVENTS: Final = frozenset({"message_stop", "ping"})
 #: Helper events the ``anthropic`` SDK's ``MessageStream`` yields besides the raw events,
 #: each repeating a raw delta (or a snapshot of them): skipped.
 SDK_HELPER_EVENTS: Final = frozenset({"text", "input_json", "thinking", "signature", "citation"})
@@ -112,6 +117,8 @@ SERVER_BLOCKS = frozenset({"server_tool_use", "mcp_tool_use"})
 CLIENT_BLOCKS = frozenset({"tool_use"})
 #: A block's delta event, the delta type of a tool block's arguments and the key of its text.
 DELTA_EVENT: Final = "content_block_delta"
+#: A block's end.
+STOP_EVENT: Final = "content_block_stop"
 ARGUMENTS_DELTA: Final = "input_json_delta"
 ARGUMENTS_KEY: Final = "partial_json"
 REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
@@ -154,9 +161,9 @@ def _str(value: object) -> str | None:
 class AnthropicAdapter(Adapter):
     """Adapter for Anthropic Messages streams (``provider="anthropic"``)."""
 
-    # A slot, which the C form of ``_fragment`` reads through its descriptor (the rest of the
-    # adapter's state stays in its ``__dict__``).
-    __slots__ = ("_blocks",)
+    # Slots, which the C form of ``_fragment`` reads through their descriptors (the rest of
+    # the adapter's state stays in its ``__dict__``).
+    __slots__ = ("_blocks", "_thinking")
     name = "anthropic"
 
     def __init__(self, *, choice: int = 0, records: CallRecords | None = None) -> None:
@@ -172,8 +179,9 @@ class AnthropicAdapter(Adapter):
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
         fragment = self._fragment(payload)
-        if fragment is not None:
+        if fragment:
             return [arguments(*fragment)]
+        # Declined, or quiet (``()``): read as any event, for the wrapper rule to see the end.
         return self._feed_declined(payload, event)
 
     def _feed_declined(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
@@ -183,7 +191,7 @@ class AnthropicAdapter(Adapter):
             self._delta(payload, out)
         elif kind == "content_block_start":
             self._start(payload, out)
-        elif kind == "content_block_stop":
+        elif kind == STOP_EVENT:
             self._stop(payload, out)
         elif kind == "message_delta":
             delta = mapping(payload.get("delta"))
@@ -203,14 +211,16 @@ class AnthropicAdapter(Adapter):
             self._unknown_type("event", kind, out)
         return out
 
-    def _fragment(self, payload: Mapping[str, Any]) -> tuple[int, str] | None:
-        """The commonest event, cheaply: a ``content_block_delta`` whose ``input_json_delta``
-        continues a ``tool_use`` block with text, in plain dicts, as ``(core index, fragment)``
-        (the ``Arguments`` it stands for, without building one). ``None``, having done
-        nothing, for anything else, an empty fragment included (``_delta`` reads it then).
+    def _fragment(self, payload: Mapping[str, Any]) -> tuple[int, str] | tuple[()] | None:
+        """The commonest events, cheaply. A ``content_block_delta`` whose ``input_json_delta``
+        continues a ``tool_use`` block with text, in plain dicts, as ``(core index,
+        fragment)`` (the ``Arguments`` it stands for, without building one); a quiet event
+        (``_quiet``) as ``()``, meaning "no items". ``None``, having done nothing, for
+        anything else, an empty fragment included (``_delta`` reads it then).
         ``_native_fragment`` is its C form (docs/native.md, "The event fast path")."""
-        if payload.get("type") != DELTA_EVENT:
-            return None
+        kind = payload.get("type")
+        if kind != DELTA_EVENT:
+            return () if self._quiet(kind, payload) else None
         delta = payload.get("delta")
         if type(delta) is not dict or delta.get("type") != ARGUMENTS_DELTA:
             return None
@@ -224,12 +234,30 @@ class AnthropicAdapter(Adapter):
         state.streamed = True
         return state.core, fragment
 
-    def _native_fragment(self) -> Callable[[Mapping[str, Any]], tuple[int, str] | None] | None:
+    def _quiet(self, kind: object, payload: Mapping[str, Any]) -> bool:
+        """Whether an event of type ``kind`` gives no items and changes nothing: a silent
+        event (``SILENT_EVENTS``), or the ``content_block_stop`` of a ``tool_use`` block that
+        streamed its input and whose call has already ended in the core (its ``EndCall``
+        would resolve nothing). Reads only; ``False`` whenever ``_feed`` must decide."""
+        if type(kind) is not str:
+            return False
+        if kind in SILENT_EVENTS:
+            return True
+        if kind != STOP_EVENT:
+            return False
+        index = payload.get("index")
+        if type(index) is not int or index in self._thinking:
+            return False
+        state = self._blocks.get(index)
+        if state is None or state.client is not True or state.streamed is not True:
+            return False
+        record = self.records.record(state.core)
+        return record is not None and record.state.is_final
+
+    def _native_fragment(self) -> Fragments | None:
         if _READER is None:
             return None
-        reader: Callable[[Mapping[str, Any]], tuple[int, str] | None] = _READER.bind(
-            self, self._fragment
-        )
+        reader: Fragments = _READER.bind(self, self._fragment)
         return reader
 
     @staticmethod
@@ -524,6 +552,9 @@ _READER: Any = (
         event_type=DELTA_EVENT,
         delta_type=ARGUMENTS_DELTA,
         text_key=ARGUMENTS_KEY,
+        stop_type=STOP_EVENT,
+        silent_types=SILENT_EVENTS,
+        final_states=tuple(state for state in CallState if state.is_final),
         adapter_type=AnthropicAdapter,
         block_type=_Block,
     )

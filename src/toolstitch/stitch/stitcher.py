@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias
 
 from toolstitch.adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect
-from toolstitch.adapters._base import provider_error
+from toolstitch.adapters._base import Fragments, provider_error
 from toolstitch.adapters.openai_chat import sdk_chunk
 from toolstitch.core.assembler import Assembler, _PythonAssembler
 from toolstitch.core.ids import IdFactory
@@ -319,7 +319,7 @@ class _StitcherBody:
     #: ``_feed``, or with ``_fragment`` its ``_feed_declined``: the events ``_fragment`` declined).
     _direct: Callable[[Mapping[str, Any], str | None], Iterable[Item]] | None = None
     #: The adapter's ``_fragment``, with ``_direct`` (and no wrapper rule to apply).
-    _fragment: Callable[[Mapping[str, Any]], tuple[int, str] | None] | None = None
+    _fragment: Fragments | None = None
     _understood = False  # some event meant something (see ``_not_understood``)
     _mismatch = False  # ... or contradicted by them
     _stream_error: StreamError | None = None
@@ -412,7 +412,9 @@ class _StitcherBody:
             fragment = self._fragment
             if fragment is not None:
                 item = fragment(data)
-                if item is not None:  # the adapter's commonest event: straight to the core
+                if item is not None:  # the adapter's commonest events: straight to the core
+                    if not item:
+                        return []  # quiet: no items (what ``_observe`` would return)
                     events = self.assembler.feed_arguments(*item)
                     if len(events) == 1 and type(events[0]) is ArgumentsDelta and self._understood:
                         return events  # what ``_observe`` would return, noting nothing
@@ -745,7 +747,7 @@ class _StitcherBody:
             if self._stream_error is None:
                 self._stream_error = event.error
 
-    def _shortcut(self, adapter: Adapter) -> Callable[[Mapping[str, Any]], Any] | None:
+    def _shortcut(self, adapter: Adapter) -> Fragments | None:
         """The adapter's ``_fragment`` shortcut, as this path reads it."""
         return adapter._fragment
 
@@ -767,7 +769,7 @@ def _native_stitcher(native: Any) -> type[_StitcherBody]:
     class _NativeStitcher(native.StitcherBase, _StitcherBody):  # type: ignore[misc]
         _assembler_class = Assembler
 
-        def _shortcut(self, adapter: Adapter) -> Callable[[Mapping[str, Any]], Any] | None:
+        def _shortcut(self, adapter: Adapter) -> Fragments | None:
             return adapter._native_fragment() or adapter._fragment
 
     return _NativeStitcher
