@@ -628,7 +628,8 @@ class _AssemblerBody:
         call = self._calls.get(index)
         if call is not None:
             return call
-        if index in self._discarded_overflow:
+        overflow = self._discarded_overflow
+        if index <= overflow.highest and index in overflow:  # ``highest``: -1 while empty
             return None
         if len(self._calls) >= self._limits.max_calls:
             self._discarded_overflow.add(index)

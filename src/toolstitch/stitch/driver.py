@@ -65,7 +65,7 @@ class Driver:
                 out += assembler.feed_arguments(*item)
             elif isinstance(item, Event):
                 out.append(item)
-            elif isinstance(item, (Delta, Mapping)):
+            elif isinstance(item, Delta):
                 out += assembler.feed(item)
             elif isinstance(item, EndCall):
                 out += assembler.end(item.index)
@@ -73,6 +73,8 @@ class Driver:
                 out += assembler.finish()
             elif isinstance(item, CallNote):
                 assembler.note(item.index, signature=item.signature, caller=item.caller)
+            elif isinstance(item, Mapping):  # last: an ABC's check costs the most
+                out += assembler.feed(item)
             else:
                 self._server_item(item, out)
 

@@ -428,7 +428,9 @@ class _StitcherBody:
             return self._observe(out)
         if self._closed:
             raise RuntimeError("Stitcher.feed() called after close()")
-        if type(data) is dict and self._mode == "events":
+        if type(data) is dict and self._mode != "bytes":
+            # A plain dict: no SDK wrapper to unwrap, nothing to convert.
+            self._mode = "events"
             self.events_read += 1
             return self._observe(self._payload(data, None))
         if isinstance(data, (bytes, bytearray, memoryview, str)):
@@ -718,7 +720,14 @@ class _StitcherBody:
 
     def _observe_rare(self, event: Event) -> None:
         """What ``_observe`` notes of the events that come at most a few times per call."""
-        if isinstance(event, (CallWarning, StreamWarning)):
+        if isinstance(event, FinishReason):  # the two of every stream first
+            if self._finish is None:
+                self._finish = event.reason
+        elif isinstance(event, Usage):
+            if self._usage is None:
+                self._usage = {}
+            self._usage.update(event.usage)
+        elif isinstance(event, (CallWarning, StreamWarning)):
             self._warnings.append(event)
         elif isinstance(event, CallDiscarded):
             self._discarded.append(event)
@@ -731,13 +740,6 @@ class _StitcherBody:
             self._refusal.append(event.text)
         elif isinstance(event, (ReasoningBlock, TextSignature)):
             self._signed(event)
-        elif isinstance(event, FinishReason):
-            if self._finish is None:
-                self._finish = event.reason
-        elif isinstance(event, Usage):
-            if self._usage is None:
-                self._usage = {}
-            self._usage.update(event.usage)
         elif isinstance(event, ServerToolCall):
             self._server.append(event)
         elif isinstance(event, CustomToolCall):
