@@ -526,6 +526,8 @@ class AnthropicAdapter(Adapter):
             out.append(ServerEnd(state.core, state.id, state.kind))
 
     def _flush_thinking(self, out: list[Item]) -> None:
+        if not self._thinking:
+            return
         for _, thinking in sorted(self._thinking.items()):
             out.append(thinking.block())
         self._thinking = {}
