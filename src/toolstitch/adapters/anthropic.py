@@ -419,11 +419,12 @@ class AnthropicAdapter(Adapter):
         self._blocks[index] = state
         warnings: list[Item] = []
         self._core_index(index, state, warnings)
-        delta = Delta(index=state.core, id=block_id, name=name)
         if not state.client:
-            out.append(ServerDelta(delta))
+            out.append(ServerDelta(Delta(index=state.core, id=block_id, name=name)))
             return
-        out.append(delta)
+        # The call's start in the wire shape, which the core reads as it reads a ``Delta``
+        # (``delta_fields``), for less than a third of the cost.
+        out.append({"index": state.core, "id": block_id, "function": {"name": name}})
         caller = block.get("caller")
         if caller is not None and mapping(caller):
             # Programmatic tool calling: who made the call, kept on the ToolCall as sent.

@@ -33,7 +33,7 @@ import functools
 import re
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Final, Protocol, cast
+from typing import Any, Final, Protocol
 
 import ijson
 
@@ -752,13 +752,13 @@ def make_tokenizer(
         and BACKEND == "yajl2_c"
     ):
         cap = digit_cap(max_number_digits)
-        scanner = extension.Scanner(
+        scanner: Tokenizer = extension.Scanner(  # the extension is untyped: no cast() call
             max_depth=max_depth,
             max_number_digits=cap,
             fallback=_fallback(max_depth, cap),
             text=text,
         )
-        return cast(Tokenizer, scanner)
+        return scanner
     return ArgumentsTokenizer(
         max_depth=max_depth, max_number_digits=max_number_digits, listener=listener
     )
