@@ -272,11 +272,10 @@ static int call_ended(ReaderObject *self, PyObject *state) {
         verdict = read < 0 ? -1 : (read == 0 ? READ_ASK : READ_NONE);
     }
     /* return record is not None and record.state.is_final */
-    if (call_state != NULL) {
-        for (Py_ssize_t i = 0; i < PyTuple_Size(self->final_states); i++) {
-            if (call_state == PyTuple_GetItem(self->final_states, i)) {
-                verdict = READ_QUIET;
-            }
+    Py_ssize_t finals = call_state == NULL ? 0 : PyTuple_Size(self->final_states);
+    for (Py_ssize_t i = 0; i < finals && verdict != READ_QUIET; i++) {
+        if (call_state == PyTuple_GetItem(self->final_states, i)) {
+            verdict = READ_QUIET;
         }
     }
     Py_XDECREF(core);
@@ -320,6 +319,7 @@ static int reader_quiet(ReaderObject *self, PyObject *payload, PyObject *kind) {
     PyObject *blocks = NULL, *state = NULL;
     int found = client_block(self, payload, &blocks, &state);
     if (found == READ_TAKEN) {
+        /* every member descriptor has the same __get__: `client`'s reads `streamed` too */
         PyObject *streamed = self->client_get(self->streamed_slot, state, self->block_type);
         found = streamed == NULL ? -1 : (streamed == Py_True ? call_ended(self, state) : READ_NONE);
         Py_XDECREF(streamed);

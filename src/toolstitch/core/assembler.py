@@ -628,8 +628,7 @@ class _AssemblerBody:
         call = self._calls.get(index)
         if call is not None:
             return call
-        overflow = self._discarded_overflow
-        if index <= overflow.highest and index in overflow:  # ``highest``: -1 while empty
+        if index in self._discarded_overflow:
             return None
         if len(self._calls) >= self._limits.max_calls:
             self._discarded_overflow.add(index)
@@ -1033,7 +1032,7 @@ class _IndexSet:
         return bool(self._starts)
 
     def __contains__(self, index: object) -> bool:
-        if type(index) is not int:
+        if type(index) is not int or index > self.highest:  # past the last run (-1: empty)
             return False
         at = bisect.bisect_right(self._starts, index) - 1
         return at >= 0 and index < self._stops[at]
