@@ -2,10 +2,10 @@
 
 Three shortcuts recognise the commonest input and hand everything else to the generic code:
 ``SSEDecoder._whole_event`` (a chunk that is one whole ``data:`` event), the OpenAI Chat
-adapter's ``_standard`` (a chunk with one choice and one ``tool_calls`` entry the quirk
-layer passes as it came) and the Anthropic adapter's ``_fragment`` (an ``input_json_delta``
-of a client tool block). Each test runs the same stream twice, the shortcuts on and off
-(patched to decline everything), and compares every event, field by field.
+adapter's ``_standard`` (a chunk with one choice and either one ``tool_calls`` entry the
+quirk layer passes as it came or text alone) and the Anthropic adapter's ``_fragment`` (an
+``input_json_delta`` of a client tool block). Each test runs the same stream twice, the
+shortcuts on and off (patched to decline everything), and compares every event, field by field.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from toolstitch.adapters.anthropic import AnthropicAdapter
 from toolstitch.adapters.openai_chat import OpenAIChatAdapter
 from toolstitch.decode.sse import SSEDecoder
 from toolstitch.vocab.errors import StreamDecodeError
+from toolstitch.vocab.stream_events import TextDelta
 
 FIXTURES = fixture_names("openai-chat") + fixture_names("anthropic")
 
@@ -165,6 +166,59 @@ def test_chunks_near_the_standard_shape(chunks: list[dict[str, Any]], sse: bool)
         _both(list(body))
     else:
         _both(stream, "openai-chat")
+
+
+#: Text chunks: the standard text shape (``content`` alone, or with a ``role``), and the shapes
+#: next to it that the standard path must leave to ``_chunk``.
+TEXT_CHUNKS: list[dict[str, Any]] = [
+    _chunk({"content": "Hello"}),
+    _chunk({"role": "assistant", "content": "Hi "}),
+    _chunk({"role": "assistant", "content": ""}),
+    _chunk({"content": ""}),
+    _chunk({"content": None}),
+    _chunk({"content": ["not", "text"]}),
+    _chunk({"content": "a", "refusal": "no"}),
+    _chunk({"content": "a", "reasoning_content": "hm"}),
+    _chunk({"content": None, "reasoning": "hm"}),
+    _chunk({"content": "a", "tool_calls": []}),
+    _chunk({"content": "a", "tool_calls": None, "refusal": None}),
+    _chunk({"content": "a", "function_call": {"name": "f", "arguments": "{}"}}),
+    _chunk({"content": "a"}, finish_reason="stop"),
+    _chunk({"content": "a"}, index=1),
+    _chunk({}, message={"content": "whole"}),
+    {**_chunk({"content": "a"}), "usage": {"total_tokens": 3}},
+    {**_chunk({"content": "a"}), "error": {"message": "x"}},
+]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    chunks=st.lists(
+        st.sampled_from([*TEXT_CHUNKS, HEADER, _chunk({"tool_calls": [_entry("{}")]})]),
+        max_size=8,
+    ),
+    sse=st.booleans(),
+)
+def test_text_chunks_near_the_standard_shape(chunks: list[dict[str, Any]], sse: bool) -> None:
+    """Text before, between and after reasoning and calls: the same events either way."""
+    stream = [*chunks, _chunk({}, finish_reason="stop")]
+    if sse:
+        body = [b"data: " + json.dumps(c).encode() + b"\n\n" for c in stream]
+        _both([*body, b"data: [DONE]\n\n"])
+    else:
+        _both(stream, "openai-chat")
+
+
+def test_the_standard_text_shape_takes_the_shortcut() -> None:
+    """The standard text chunk is read by ``_standard`` itself (else the property above
+    would compare the generic path with itself), and a near miss is not."""
+    adapter = OpenAIChatAdapter()
+    assert list(adapter._standard(_chunk({"role": "assistant", "content": "Hi"})) or "x") == [
+        TextDelta(text="Hi")
+    ]
+    assert adapter._standard(_chunk({"content": ""})) == []
+    assert adapter._standard(_chunk({"content": "a", "reasoning_content": "hm"})) is None
+    assert adapter._standard(_chunk({"content": None})) is None
 
 
 @pytest.mark.parametrize(

@@ -74,6 +74,29 @@ _READ_BESIDES_TOOL_CALLS: Final = (
     "reasoning",
     "function_call",
 )
+#: The keys of a delta that ``_choice`` reads besides ``content`` (a text chunk with any of them
+#: set is not the standard text shape of ``_standard``).
+_READ_BESIDES_CONTENT: Final = (
+    "tool_calls",
+    "refusal",
+    "reasoning_content",
+    "reasoning",
+    "function_call",
+)
+
+
+def _text(delta: dict[str, Any]) -> list[Item] | None:
+    """The items of a delta that holds text and nothing else ``_choice`` reads (a ``role``
+    may come with it), read when no reasoning is open: its ``TextDelta``, or none for empty
+    text. ``None`` for any other delta."""
+    content = delta.get("content")
+    if type(content) is not str:
+        return None
+    if len(delta) > 1:
+        for key in _READ_BESIDES_CONTENT:
+            if delta.get(key) is not None:
+                return None
+    return [TextDelta(text=content)] if content else []
 
 
 def sdk_chunk(event: object) -> object | None:
@@ -123,11 +146,12 @@ class OpenAIChatAdapter(Adapter):
         return self._chunk(payload, event)
 
     def _standard(self, payload: Mapping[str, Any]) -> Iterable[Item] | None:
-        """The commonest chunk, cheaply: plain dicts, one choice (the one followed), no
-        finish reason, no usage, a delta with one ``tool_calls`` entry and nothing else that
-        ``_choice`` reads, and that entry one more fragment the quirk layer passes as it
-        came (``ChatQuirks.continuation``). Its items, the same ``_chunk`` would give;
-        ``None``, having done nothing, for anything else."""
+        """The commonest chunks, cheaply: plain dicts, one choice (the one followed), no
+        finish reason, no usage, and a delta that is either one ``tool_calls`` entry and
+        nothing else that ``_choice`` reads, that entry one more fragment the quirk layer
+        passes as it came (``ChatQuirks.continuation``), or text alone (``_text``). Their
+        items, the same ``_chunk`` would give; ``None``, having done nothing, for anything
+        else."""
         choices = payload.get("choices")
         if (
             type(choices) is not list
@@ -147,6 +171,8 @@ class OpenAIChatAdapter(Adapter):
         if type(delta) is not dict:
             return None
         tool_calls = delta.get("tool_calls")
+        if tool_calls is None:
+            return _text(delta)
         if type(tool_calls) is not list or len(tool_calls) != 1 or type(tool_calls[0]) is not dict:
             return None
         if len(delta) > 1:  # the standard delta has ``tool_calls`` alone
