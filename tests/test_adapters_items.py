@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from toolstitch.adapters import (
     AnthropicAdapter,
@@ -191,3 +194,20 @@ def test_unknown_kinds_are_reported_once_each_and_boundedly(
     assert len(warnings) == MAX_REPORTED_KINDS  # one per kind, the repeats of 0 and 1 none
     assert {w.error.code for w in warnings} == {"quirk-unknown-event"}
     assert all(len(w.error.message) < 300 for w in warnings)
+
+
+@given(st.text())
+def test_text_delta_is_the_event_its_constructor_makes(text: str) -> None:
+    """The adapters' quick ``TextDelta`` (slot descriptors, not ``__init__``) is the same value
+    in every way a consumer can see: equal, same hash, repr and type, frozen, slotted."""
+    from toolstitch.adapters._base import text_delta
+
+    quick, made = text_delta(text), TextDelta(text=text)
+    assert type(quick) is TextDelta
+    assert quick == made
+    assert hash(quick) == hash(made)
+    assert repr(quick) == repr(made)
+    assert quick.text is text
+    assert not hasattr(quick, "__dict__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        quick.text = "other"  # type: ignore[misc]

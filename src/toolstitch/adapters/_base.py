@@ -36,6 +36,7 @@ from toolstitch.vocab.stream_events import (
     ReasoningDelta,
     StreamFailed,
     StreamWarning,
+    TextDelta,
 )
 from toolstitch.vocab.text import ChunkedText
 
@@ -52,6 +53,7 @@ __all__ = [
     "provider_error",
     "quirk_warning",
     "stream_quirk",
+    "text_delta",
 ]
 
 
@@ -67,6 +69,19 @@ SHARED_CODES: Final[dict[str, str]] = {
 
 #: An adapter's ``_fragment`` shortcut (``Adapter._fragment``).
 Fragments = Callable[[Mapping[str, Any]], "tuple[int, str] | tuple[()] | None"]
+
+
+_new_event = object.__new__
+_set_text = vars(TextDelta)["text"].__set__
+
+
+def text_delta(text: str) -> TextDelta:
+    """``TextDelta(text=text)`` at half the cost, for the commonest event of most streams: a
+    frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, the slot
+    descriptor sets it directly. The result is an ordinary, equal instance."""
+    event: TextDelta = _new_event(TextDelta)
+    _set_text(event, text)
+    return event
 
 
 def as_mapping(obj: object) -> Mapping[str, Any] | None:

@@ -60,7 +60,6 @@ from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningBlock,
     ReasoningDelta,
-    TextDelta,
     Usage,
 )
 
@@ -73,6 +72,7 @@ from ._base import (
     provider_error,
     quirk_warning,
     stream_quirk,
+    text_delta,
 )
 
 __all__ = ["CODES", "KNOWN_EVENTS", "MESSAGE_EVENTS", "SDK_HELPER_EVENTS", "AnthropicAdapter"]
@@ -330,7 +330,7 @@ class AnthropicAdapter(Adapter):
         elif kind == "text":
             text = block.get("text")
             if isinstance(text, str) and text:
-                out.append(TextDelta(text=text))
+                out.append(text_delta(text))
         elif kind in REASONING_BLOCKS:
             assert isinstance(kind, str)
             thinking = self._open_thinking(kind, block, out)
@@ -362,7 +362,7 @@ class AnthropicAdapter(Adapter):
         elif kind == "text":
             text = block.get("text")
             if isinstance(text, str) and text:
-                out.append(TextDelta(text=text))
+                out.append(text_delta(text))
         elif kind in REASONING_BLOCKS:
             thinking = self._open_thinking(kind, block, out)
             self._thinking[index] = thinking
@@ -453,7 +453,7 @@ class AnthropicAdapter(Adapter):
         elif kind == "text_delta":
             text = delta.get("text")
             if isinstance(text, str) and text:
-                out.append(TextDelta(text=text))
+                out.append(text_delta(text))
         elif kind == "thinking_delta" or kind == "signature_delta":
             self._thinking_delta(payload.get("index"), kind, delta, out)
         elif not isinstance(kind, str) or kind not in KNOWN_DELTAS:

@@ -45,7 +45,6 @@ from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningBlock,
     ReasoningDelta,
-    TextDelta,
     Usage,
 )
 
@@ -57,6 +56,7 @@ from ._base import (
     provider_error,
     quirk_warning,
     stream_quirk,
+    text_delta,
 )
 
 __all__ = ["CODES", "EVENTS", "EXCEPTIONS", "BedrockConverseAdapter", "is_bedrock_event"]
@@ -277,7 +277,7 @@ class BedrockConverseAdapter(Adapter):
         for kind, value in delta.items():
             if kind == "text":
                 if isinstance(value, str) and value:
-                    out.append(TextDelta(text=value))
+                    out.append(text_delta(value))
             elif kind == "toolUse":
                 self._input(index, mapping(value).get("input"), out)
             elif kind == "reasoningContent":

@@ -36,9 +36,17 @@ from typing import Any, Final
 from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import EndCall, Finish, Item, arguments
 from toolstitch.core.record import CallRecords
-from toolstitch.vocab.stream_events import FinishReason, TextDelta, Usage
+from toolstitch.vocab.stream_events import FinishReason, Usage
 
-from ._base import Adapter, ReasoningText, UnknownKinds, mapping, provider_error, quirk_warning
+from ._base import (
+    Adapter,
+    ReasoningText,
+    UnknownKinds,
+    mapping,
+    provider_error,
+    quirk_warning,
+    text_delta,
+)
 
 __all__ = ["CODES", "EVENT_TYPES", "FAILED_REASONS", "CohereChatAdapter", "detects"]
 
@@ -231,7 +239,7 @@ class CohereChatAdapter(Adapter):
         text = content.get("text")
         if isinstance(text, str) and text:
             self._thinking.end(out)
-            out.append(TextDelta(text=text))
+            out.append(text_delta(text))
 
     def _end(self, payload: Mapping[str, Any], out: list[Item]) -> None:
         self._plan.end(out)

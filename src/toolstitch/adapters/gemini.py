@@ -48,7 +48,6 @@ from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningBlock,
     ReasoningDelta,
-    TextDelta,
     TextSignature,
     Usage,
 )
@@ -63,6 +62,7 @@ from ._base import (
     provider_error,
     quirk_warning,
     stream_quirk,
+    text_delta,
 )
 
 __all__ = ["CODES", "GeminiAdapter", "PathError", "parse_json_path"]
@@ -337,7 +337,7 @@ class GeminiAdapter(Adapter):
         if text or signature is not None:
             self._end_thought(None, out)
         if text:
-            out.append(TextDelta(text=text))
+            out.append(text_delta(text))
         if signature is not None:
             out.append(TextSignature(signature=signature))
 

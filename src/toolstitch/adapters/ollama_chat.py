@@ -32,9 +32,17 @@ from typing import Any, Final
 from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import EndCall, Finish, Item
 from toolstitch.core.record import CallRecords
-from toolstitch.vocab.stream_events import FinishReason, TextDelta, Usage
+from toolstitch.vocab.stream_events import FinishReason, Usage
 
-from ._base import Adapter, ReasoningText, compact_json, mapping, provider_error, quirk_warning
+from ._base import (
+    Adapter,
+    ReasoningText,
+    compact_json,
+    mapping,
+    provider_error,
+    quirk_warning,
+    text_delta,
+)
 
 __all__ = ["CODES", "OllamaChatAdapter", "detects"]
 
@@ -90,7 +98,7 @@ class OllamaChatAdapter(Adapter):
         if (isinstance(content, str) and content) or calls:
             self._thinking.end(out)  # reasoning precedes the text and the calls it led to
         if isinstance(content, str) and content:
-            out.append(TextDelta(text=content))
+            out.append(text_delta(content))
         if isinstance(calls, list):
             for entry in calls:
                 self._call(mapping(entry), out)

@@ -33,11 +33,10 @@ from toolstitch.vocab.stream_events import (
     ReasoningBlock,
     ReasoningDelta,
     RefusalDelta,
-    TextDelta,
     Usage,
 )
 
-from ._base import Adapter, BoundedText, mapping, provider_error, stream_quirk
+from ._base import Adapter, BoundedText, mapping, provider_error, stream_quirk, text_delta
 from ._openai_chat_quirks import CODES as _QUIRK_CODES
 from ._openai_chat_quirks import ChatQuirks
 
@@ -98,7 +97,7 @@ def _text(delta: dict[str, Any]) -> list[Item] | None:
         return None
     if len(delta) > 1 and _sets_any(delta, _READ_BESIDES_CONTENT):
         return None
-    return [TextDelta(text=content)] if content else []
+    return [text_delta(content)] if content else []
 
 
 def sdk_chunk(event: object) -> object | None:
@@ -227,7 +226,7 @@ class OpenAIChatAdapter(Adapter):
         if self._reasoning is not None and (content or tool_calls or reason):
             yield self._reasoning_block()
         if isinstance(content, str) and content:
-            yield TextDelta(text=content)
+            yield text_delta(content)
         refusal = delta.get("refusal")
         if isinstance(refusal, str) and refusal:
             yield RefusalDelta(text=refusal)

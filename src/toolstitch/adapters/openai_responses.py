@@ -42,7 +42,6 @@ from toolstitch.vocab.stream_events import (
     ReasoningBlock,
     ReasoningDelta,
     RefusalDelta,
-    TextDelta,
     Usage,
 )
 
@@ -54,6 +53,7 @@ from ._base import (
     provider_error,
     quirk_warning,
     stream_quirk,
+    text_delta,
 )
 
 __all__ = ["CODES", "IGNORED", "OpenAIResponsesAdapter"]
@@ -263,7 +263,7 @@ class OpenAIResponsesAdapter(Adapter):
         text = payload.get("delta")
         if isinstance(text, str) and text:
             self._text_seen.add(_text_key(payload))
-            out.append(TextDelta(text=text))
+            out.append(text_delta(text))
 
     def _text_done(self, payload: Mapping[str, Any], out: list[Item]) -> None:
         # The whole text, for servers that sent no deltas for it.
@@ -271,7 +271,7 @@ class OpenAIResponsesAdapter(Adapter):
         text = payload.get("text")
         if key not in self._text_seen and isinstance(text, str) and text:
             self._text_seen.add(key)
-            out.append(TextDelta(text=text))
+            out.append(text_delta(text))
 
     # -- calls ----------------------------------------------------------------------------
 

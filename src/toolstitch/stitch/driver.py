@@ -43,13 +43,16 @@ class Driver:
     def events(self, items: Iterable[Item]) -> list[Event]:
         """``drive`` into a new list. One ``Arguments`` alone (an argument fragment, the
         commonest payload of block-keyed streams) or one delta goes straight to the
-        assembler."""
+        assembler; one event alone (a text chunk, the commonest of every stream) is passed
+        on as it is."""
         if type(items) is list and len(items) == 1:
             item = items[0]
             if type(item) is Arguments:
                 return self.assembler.feed_arguments(*item)
             if type(item) is dict or type(item) is Delta:  # one delta (a call's start)
                 return self.assembler.feed(item)
+            if isinstance(item, Event):
+                return [item]
         out: list[Event] = []
         self.drive(items, out)
         return out
