@@ -21,7 +21,7 @@ from toolstitch.core.deltas import Delta, delta_fields
 from toolstitch.core.instructions import Arguments, EndCall, Finish, Item, ServerDelta, ServerEnd
 from toolstitch.vocab.call_events import CallState
 from toolstitch.vocab.limits import Limits
-from toolstitch.vocab.stream_events import FinishReason, StreamWarning, TextDelta
+from toolstitch.vocab.stream_events import FinishReason, ReasoningDelta, StreamWarning, TextDelta
 
 
 class _Record:
@@ -196,14 +196,19 @@ def test_unknown_kinds_are_reported_once_each_and_boundedly(
     assert all(len(w.error.message) < 300 for w in warnings)
 
 
-@given(st.text())
-def test_text_delta_is_the_event_its_constructor_makes(text: str) -> None:
-    """The adapters' quick ``TextDelta`` (slot descriptors, not ``__init__``) is the same value
-    in every way a consumer can see: equal, same hash, repr and type, frozen, slotted."""
-    from toolstitch.adapters._base import text_delta
+@pytest.mark.parametrize("kind", [TextDelta, ReasoningDelta])
+@given(text=st.text())
+def test_the_quick_text_events_are_the_events_their_constructors_make(
+    kind: type[TextDelta | ReasoningDelta], text: str
+) -> None:
+    """The adapters' quick text events (slot descriptors, not ``__init__``) are the same
+    values in every way a consumer can see: equal, same hash, repr and type, frozen,
+    slotted."""
+    from toolstitch.adapters._base import reasoning_delta, text_delta
 
-    quick, made = text_delta(text), TextDelta(text=text)
-    assert type(quick) is TextDelta
+    quick = {TextDelta: text_delta, ReasoningDelta: reasoning_delta}[kind](text)
+    made = kind(text=text)
+    assert type(quick) is kind
     assert quick == made
     assert hash(quick) == hash(made)
     assert repr(quick) == repr(made)

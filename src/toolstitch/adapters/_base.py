@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from toolstitch.core.instructions import Item
 from toolstitch.core.record import CallRecords
@@ -52,6 +52,7 @@ __all__ = [
     "compact_json",
     "provider_error",
     "quirk_warning",
+    "reasoning_delta",
     "stream_quirk",
     "text_delta",
 ]
@@ -71,17 +72,29 @@ SHARED_CODES: Final[dict[str, str]] = {
 Fragments = Callable[[Mapping[str, Any]], "tuple[int, str] | tuple[()] | None"]
 
 
-_new_event = object.__new__
-_set_text = vars(TextDelta)["text"].__set__
+_TextEvent = TypeVar("_TextEvent", TextDelta, ReasoningDelta)
 
 
-def text_delta(text: str) -> TextDelta:
-    """``TextDelta(text=text)`` at half the cost, for the commonest event of most streams: a
-    frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, the slot
-    descriptor sets it directly. The result is an ordinary, equal instance."""
-    event: TextDelta = _new_event(TextDelta)
-    _set_text(event, text)
-    return event
+def _text_event(kind: type[_TextEvent]) -> Callable[[str], _TextEvent]:
+    """The quick maker of ``kind(text=...)``, an event of one ``text`` field: a frozen
+    dataclass's ``__init__`` sets each field through ``object.__setattr__``, the slot
+    descriptor sets it directly, at half the cost. Its result is an ordinary, equal
+    instance."""
+    new = object.__new__
+    set_text = vars(kind)["text"].__set__
+
+    def make(text: str) -> _TextEvent:
+        event: _TextEvent = new(kind)
+        set_text(event, text)
+        return event
+
+    return make
+
+
+#: ``TextDelta(text=...)`` and ``ReasoningDelta(text=...)``, quickly: the commonest events
+#: of most streams, and of a reasoning model's.
+text_delta = _text_event(TextDelta)
+reasoning_delta = _text_event(ReasoningDelta)
 
 
 def as_mapping(obj: object) -> Mapping[str, Any] | None:
@@ -275,7 +288,7 @@ class ReasoningText:
     def add(self, text: object, out: list[Item]) -> None:
         """A piece of the block (ignored unless a non-empty string)."""
         if isinstance(text, str) and text:
-            out.append(ReasoningDelta(text=text))
+            out.append(reasoning_delta(text))
             if not self._text.add(text):
                 out.append(
                     stream_quirk(

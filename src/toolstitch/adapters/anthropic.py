@@ -59,7 +59,6 @@ from toolstitch.vocab.native import extension
 from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningBlock,
-    ReasoningDelta,
     Usage,
 )
 
@@ -71,6 +70,7 @@ from ._base import (
     mapping,
     provider_error,
     quirk_warning,
+    reasoning_delta,
     stream_quirk,
     text_delta,
 )
@@ -336,7 +336,7 @@ class AnthropicAdapter(Adapter):
             thinking = self._open_thinking(kind, block, out)
             text = thinking.text.text()
             if text:
-                out.append(ReasoningDelta(text=text))
+                out.append(reasoning_delta(text))
             out.append(thinking.block())
 
     # -- blocks -----------------------------------------------------------------------------
@@ -368,7 +368,7 @@ class AnthropicAdapter(Adapter):
             self._thinking[index] = thinking
             text = thinking.text.text()
             if text:
-                out.append(ReasoningDelta(text=text))
+                out.append(reasoning_delta(text))
 
     def _open_thinking(self, kind: str, block: Mapping[str, Any], out: list[Item]) -> _Thinking:
         text: object = ""
@@ -467,7 +467,7 @@ class AnthropicAdapter(Adapter):
             text = delta.get("thinking")
             if not isinstance(text, str) or not text:
                 return
-            out.append(ReasoningDelta(text=text))
+            out.append(reasoning_delta(text))
             if thinking is not None and not thinking.text.add(text):
                 self._over_limit("text", out)
             return

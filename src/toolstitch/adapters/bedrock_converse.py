@@ -44,7 +44,6 @@ from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningBlock,
-    ReasoningDelta,
     Usage,
 )
 
@@ -55,6 +54,7 @@ from ._base import (
     mapping,
     provider_error,
     quirk_warning,
+    reasoning_delta,
     stream_quirk,
     text_delta,
 )
@@ -310,7 +310,7 @@ class BedrockConverseAdapter(Adapter):
     def _reasoning(self, index: int | None, content: Mapping[str, Any], out: list[Item]) -> None:
         text = content.get("text")
         if isinstance(text, str) and text:
-            out.append(ReasoningDelta(text=text))
+            out.append(reasoning_delta(text))
         block = self._blocks.get(index) if index is not None else None
         if block is None and index is not None:
             block = self._track(index, _Block("reasoning"), out)

@@ -47,7 +47,6 @@ from toolstitch.core.record import CallRecords
 from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningBlock,
-    ReasoningDelta,
     TextSignature,
     Usage,
 )
@@ -61,6 +60,7 @@ from ._base import (
     mapping,
     provider_error,
     quirk_warning,
+    reasoning_delta,
     stream_quirk,
     text_delta,
 )
@@ -320,7 +320,7 @@ class GeminiAdapter(Adapter):
         text = text if isinstance(text, str) else ""
         if part.get("thought") is True:
             if text:
-                out.append(ReasoningDelta(text=text))
+                out.append(reasoning_delta(text))
                 if self._thought is None:
                     self._thought = BoundedText(self.records.limits.max_reasoning_chars)
                 if not self._thought.add(text):

@@ -31,12 +31,19 @@ from toolstitch.core.record import CallRecords
 from toolstitch.vocab.stream_events import (
     FinishReason,
     ReasoningBlock,
-    ReasoningDelta,
     RefusalDelta,
     Usage,
 )
 
-from ._base import Adapter, BoundedText, mapping, provider_error, stream_quirk, text_delta
+from ._base import (
+    Adapter,
+    BoundedText,
+    mapping,
+    provider_error,
+    reasoning_delta,
+    stream_quirk,
+    text_delta,
+)
 from ._openai_chat_quirks import CODES as _QUIRK_CODES
 from ._openai_chat_quirks import ChatQuirks
 
@@ -254,7 +261,7 @@ class OpenAIChatAdapter(Adapter):
             reasoning = delta.get(key)
         if not isinstance(reasoning, str) or not reasoning:
             return
-        yield ReasoningDelta(text=reasoning)
+        yield reasoning_delta(reasoning)
         if self._reasoning is None:
             self._reasoning = BoundedText(self.records.limits.max_reasoning_chars)
             self._reasoning_key = key

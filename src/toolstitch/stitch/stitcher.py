@@ -708,6 +708,8 @@ class _StitcherBody:
                     self._run = _TextRun(len(self._text))
                     self._parts.append(self._run)
                 self._text.append(event.text)
+            elif isinstance(event, ReasoningDelta):  # a reasoning model's commonest event
+                self._reasoning.append(event.text)
             elif isinstance(event, CallStarted):
                 if event.index not in self._order:
                     self._order[event.index] = len(self._order)
@@ -734,8 +736,6 @@ class _StitcherBody:
             # Never a call: its place among the calls is not needed (its part stays).
             if self._order.pop(event.index, None) is None:  # discarded before it started
                 self._place(event.index)
-        elif isinstance(event, ReasoningDelta):
-            self._reasoning.append(event.text)
         elif isinstance(event, RefusalDelta):
             self._refusal.append(event.text)
         elif isinstance(event, (ReasoningBlock, TextSignature)):
