@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from toolstitch.core.instructions import Item
 from toolstitch.core.record import CallRecords
+from toolstitch.vocab._quick import one_field
 from toolstitch.vocab.call_events import CallWarning
 from toolstitch.vocab.errors import ProviderError, ProviderQuirk
 from toolstitch.vocab.limits import Limits
@@ -72,29 +73,10 @@ SHARED_CODES: Final[dict[str, str]] = {
 Fragments = Callable[[Mapping[str, Any]], "tuple[int, str] | tuple[()] | None"]
 
 
-_TextEvent = TypeVar("_TextEvent", TextDelta, ReasoningDelta)
-
-
-def _text_event(kind: type[_TextEvent]) -> Callable[[str], _TextEvent]:
-    """The quick maker of ``kind(text=...)``, an event of one ``text`` field: a frozen
-    dataclass's ``__init__`` sets each field through ``object.__setattr__``, the slot
-    descriptor sets it directly, at half the cost. Its result is an ordinary, equal
-    instance."""
-    new = object.__new__
-    set_text = vars(kind)["text"].__set__
-
-    def make(text: str) -> _TextEvent:
-        event: _TextEvent = new(kind)
-        set_text(event, text)
-        return event
-
-    return make
-
-
 #: ``TextDelta(text=...)`` and ``ReasoningDelta(text=...)``, quickly: the commonest events
 #: of most streams, and of a reasoning model's.
-text_delta = _text_event(TextDelta)
-reasoning_delta = _text_event(ReasoningDelta)
+text_delta = one_field(TextDelta, "text", str)
+reasoning_delta = one_field(ReasoningDelta, "text", str)
 
 
 def as_mapping(obj: object) -> Mapping[str, Any] | None:

@@ -59,6 +59,7 @@ from toolstitch.json.tokenizer import (
     make_tokenizer,
 )
 from toolstitch.schema.checks import MAX_WARNINGS, CallChecks, ToolChecks
+from toolstitch.vocab._quick import one_field
 from toolstitch.vocab.call_events import (
     ArgumentsDelta,
     ArgumentsValue,
@@ -136,7 +137,6 @@ _set_call_fields = tuple(
         "caller",
     )
 )
-_set_ready_call = vars(CallReady)["call"].__set__
 
 
 def _tool_call(
@@ -180,10 +180,7 @@ def _call_started(index: int, call_id: str | None, name: str | None) -> CallStar
     return event
 
 
-def _call_ready(call: ToolCall) -> CallReady:
-    event: CallReady = _new_event(CallReady)
-    _set_ready_call(event, call)
-    return event
+_call_ready = one_field(CallReady, "call", ToolCall)
 
 
 #: The members of a call that the hot path reads: on the native path, ``CallBase``'s (in C).
