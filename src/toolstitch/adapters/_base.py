@@ -117,10 +117,12 @@ def get(data: Mapping[str, Any], *keys: str) -> Any:
 
 def mapping(value: object) -> Mapping[str, Any]:
     """``value`` if it is a Mapping (or convertible), else an empty one."""
-    if type(value) is dict or isinstance(value, Mapping):
+    if type(value) is dict:
         return value
-    if value is None:
+    if value is None:  # an absent field, the commonest case after a dict: before the ABC's check
         return {}
+    if isinstance(value, Mapping):
+        return value
     return as_mapping(value) or {}
 
 

@@ -286,7 +286,7 @@ class GeminiAdapter(Adapter):
         blocked = mapping(get(payload, "promptFeedback", "prompt_feedback")).get("blockReason")
         if isinstance(blocked, str) and blocked:
             out.append(FinishReason(reason=blocked))  # the prompt was refused: no candidates
-        if not _KNOWN_FIELDS.intersection(payload):
+        if _KNOWN_FIELDS.isdisjoint(payload):
             self._unknown.report("a Gemini event with keys", sorted(payload), "was skipped", out)
         return out
 
@@ -307,8 +307,9 @@ class GeminiAdapter(Adapter):
             out.append(FinishReason(reason=reason))
 
     def _part(self, part: Mapping[str, Any], out: list[Item]) -> None:
-        unread = part.keys() - _READ_PART_KEYS
-        if unread:  # code execution, inline data, a function response...: not read here
+        if not _READ_PART_KEYS.issuperset(part):
+            # code execution, inline data, a function response...: not read here
+            unread = part.keys() - _READ_PART_KEYS
             self._unknown.report("a Gemini part with", sorted(unread), "was not read", out)
         signature = _signature(part)
         call = get(part, "functionCall", "function_call")
