@@ -7,12 +7,20 @@ fragment but the closing one; ...): a stage's cost is its prefix minus the one b
     python benchmarks/bench_stages.py                    # timing (best of rounds), small
     python benchmarks/bench_stages.py --workload medium
     python benchmarks/bench_stages.py --callgrind        # instruction counts (repeatable)
+    python benchmarks/bench_stages.py --cache-sim        # ... and simulated misses
 
 ``--callgrind`` reruns this script under ``valgrind --tool=callgrind`` (with
 ``PYTHONHASHSEED=0`` and the garbage collector off) and reads the instructions of each
 prefix from one dump per prefix: counts do not depend on the machine's load, so they
 compare commits on a shared machine. Figures are per run of the prefix, with an empty loop
 of the same length subtracted.
+
+``--cache-sim`` adds callgrind's cache and branch simulation (``--cache-sim=yes
+--branch-sim=yes``) and reports, beside the instructions, the first-level instruction and
+data cache misses and the mispredicted branches (conditional and indirect) of each stage:
+the reasons a stage of Python can cost more time per instruction than the floor's few
+bytecodes and C calls. The simulated machine is callgrind's model, not this one's caches;
+the counts compare stages and commits, not cycles.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from competitors import LIMITS, floor_json, floor_json_anthropic, floor_sse
 from workloads import (
@@ -193,7 +201,21 @@ def _segments(workload_name: str, loops: int) -> None:
         os.getppid()
 
 
-def callgrind(workload_name: str, loops: int) -> dict[str, list[float]]:
+#: What ``--cache-sim`` reports: a column name and the callgrind events it adds up.
+SIMULATED: Final = (
+    ("instructions", ("Ir",)),
+    ("I1 misses", ("I1mr",)),
+    ("D1 misses", ("D1mr", "D1mw")),
+    ("mispredicted branches", ("Bcm", "Bim")),
+)
+
+
+def callgrind(
+    workload_name: str, loops: int, simulate: bool = False
+) -> dict[str, dict[str, list[float]]]:
+    """Per shape, per column (``instructions``; with ``simulate``, every one of
+    ``SIMULATED``): the floor's whole run, then each prefix, per run."""
+    options = ["--cache-sim=yes", "--branch-sim=yes"] if simulate else []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "cg.out"
         env = dict(os.environ, PYTHONHASHSEED="0")
@@ -201,6 +223,7 @@ def callgrind(workload_name: str, loops: int) -> dict[str, list[float]]:
             [
                 "valgrind",
                 "--tool=callgrind",
+                *options,
                 "--dump-before=getppid",
                 f"--callgrind-out-file={out}",
                 sys.executable,
@@ -219,26 +242,39 @@ def callgrind(workload_name: str, loops: int) -> dict[str, list[float]]:
         dumps = sorted(
             Path(tmp).glob("cg.out.*"), key=lambda p: int(p.name.rsplit(".", 1)[-1] or 0)
         )
-        totals = [_total(p) for p in dumps]
+        totals = [_totals(p) for p in dumps]
     # dump 1 ends the warm-up; then one dump per segment (the exit's dump is not globbed).
     segments = totals[1:]
-    empty = segments[0]
-    values = [(s - empty) / loops for s in segments[1:]]
-    out_figures: dict[str, list[float]] = {}
-    at = 0
+    columns = SIMULATED if simulate else SIMULATED[:1]
+    out_figures: dict[str, dict[str, list[float]]] = {}
+    at = 1  # segment 0 is the empty loop
     for title, prefixes, _ in groups(workload_name):
         size = len(prefixes) + 1
-        out_figures[title] = values[at : at + size]
+        out_figures[title] = {
+            column: [
+                (_sum(s, events) - _sum(segments[0], events)) / loops
+                for s in segments[at : at + size]
+            ]
+            for column, events in columns
+        }
         at += size
     return out_figures
 
 
-def _total(path: Path) -> int:
+def _sum(totals: dict[str, int], events: tuple[str, ...]) -> int:
+    return sum(totals.get(event, 0) for event in events)
+
+
+def _totals(path: Path) -> dict[str, int]:
+    """A dump's totals by event name (``Ir``, and with the simulations ``I1mr``, ``Bcm``...)."""
     text = path.read_text(errors="replace")
-    found = re.search(r"^summary:\s*(\d+)", text, re.M) or re.search(
-        r"^totals:\s*(\d+)", text, re.M
+    names = re.search(r"^events:\s*(.+)$", text, re.M)
+    found = re.search(r"^summary:\s*(.+)$", text, re.M) or re.search(
+        r"^totals:\s*(.+)$", text, re.M
     )
-    return int(found.group(1)) if found else 0
+    if names is None or found is None:
+        return {}
+    return dict(zip(names.group(1).split(), map(int, found.group(1).split()), strict=False))
 
 
 def render(figures: dict[str, list[float]], workload_name: str, unit: str) -> str:
@@ -257,10 +293,41 @@ def render(figures: dict[str, list[float]], workload_name: str, unit: str) -> st
     return "\n".join(lines)
 
 
+def render_simulated(figures: dict[str, dict[str, list[float]]], workload_name: str) -> str:
+    """One table per shape: each stage's count of every ``SIMULATED`` column, and × the
+    floor's whole run."""
+    lines = []
+    names = {title: [n for n, _ in prefixes] for title, prefixes, _ in groups(workload_name)}
+    header = " | ".join(column for column, _ in SIMULATED)
+    for title, columns in figures.items():
+        floors = {column: values[0] or 1.0 for column, values in columns.items()}
+        described = ", ".join(f"{values[0]:,.0f} {c}" for c, values in columns.items())
+        lines.append(f"\n{title}, {workload_name}: floor (whole run) {described}")
+        lines.append(f"| stage | {header} |")
+        lines.append("|---|" + "---:|" * len(SIMULATED))
+        stages = [*names[title], "**whole run**"]
+        for at, name in enumerate(stages):
+            cells = []
+            for column, values in columns.items():
+                prefixes = values[1:]
+                if at == len(stages) - 1:
+                    value = prefixes[-1]
+                else:
+                    value = prefixes[at] - (prefixes[at - 1] if at else 0.0)
+                cells.append(f"{value:,.0f} ({value / floors[column]:.2f})")
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--workload", default="small")
     parser.add_argument("--callgrind", action="store_true", help="instruction counts")
+    parser.add_argument(
+        "--cache-sim",
+        action="store_true",
+        help="instructions, cache misses and mispredicted branches (callgrind's simulation)",
+    )
     parser.add_argument("--loops", type=int, default=0, help="runs per prefix")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--segments", action="store_true", help=argparse.SUPPRESS)
@@ -268,9 +335,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.segments:
         _segments(args.workload, args.loops)
         return 0
-    if args.callgrind:
-        loops = args.loops or 20
-        figures = callgrind(args.workload, loops)
+    if args.cache_sim:
+        simulated = callgrind(args.workload, args.loops or 20, simulate=True)
+        print(render_simulated(simulated, args.workload))
+    elif args.callgrind:
+        counted = callgrind(args.workload, args.loops or 20)
+        figures = {title: columns["instructions"] for title, columns in counted.items()}
         print(render(figures, args.workload, "instructions"))
     else:
         loops = args.loops or 200

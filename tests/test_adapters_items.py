@@ -21,7 +21,13 @@ from toolstitch.core.deltas import Delta, delta_fields
 from toolstitch.core.instructions import Arguments, EndCall, Finish, Item, ServerDelta, ServerEnd
 from toolstitch.vocab.call_events import CallState
 from toolstitch.vocab.limits import Limits
-from toolstitch.vocab.stream_events import FinishReason, ReasoningDelta, StreamWarning, TextDelta
+from toolstitch.vocab.stream_events import (
+    FinishReason,
+    ReasoningDelta,
+    StreamWarning,
+    TextDelta,
+    Usage,
+)
 
 
 class _Record:
@@ -196,23 +202,36 @@ def test_unknown_kinds_are_reported_once_each_and_boundedly(
     assert all(len(w.error.message) < 300 for w in warnings)
 
 
-@pytest.mark.parametrize("kind", [TextDelta, ReasoningDelta])
-@given(text=st.text())
-def test_the_quick_text_events_are_the_events_their_constructors_make(
-    kind: type[TextDelta | ReasoningDelta], text: str
-) -> None:
-    """The adapters' quick text events (slot descriptors, not ``__init__``) are the same
-    values in every way a consumer can see: equal, same hash, repr and type, frozen,
-    slotted."""
-    from toolstitch.adapters._base import reasoning_delta, text_delta
+_QUICK_FIELDS = {TextDelta: "text", ReasoningDelta: "text", FinishReason: "reason", Usage: "usage"}
 
-    quick = {TextDelta: text_delta, ReasoningDelta: reasoning_delta}[kind](text)
-    made = kind(text=text)
+
+@pytest.mark.parametrize("kind", list(_QUICK_FIELDS))
+@given(text=st.text(), usage=st.dictionaries(st.text(max_size=8), st.integers(), max_size=3))
+def test_the_quick_events_are_the_events_their_constructors_make(
+    kind: type[TextDelta | ReasoningDelta | FinishReason | Usage],
+    text: str,
+    usage: dict[str, int],
+) -> None:
+    """The adapters' quick events (slot descriptors, not ``__init__``: text, reasoning, the
+    finish reason, usage) are the same values in every way a consumer can see: equal, same
+    hash, repr and type, frozen, slotted."""
+    from toolstitch.adapters._base import finish_event, reasoning_delta, text_delta, usage_event
+
+    field = _QUICK_FIELDS[kind]
+    value: object = usage if kind is Usage else text
+    maker: Any = {
+        TextDelta: text_delta,
+        ReasoningDelta: reasoning_delta,
+        FinishReason: finish_event,
+        Usage: usage_event,
+    }[kind]
+    quick = maker(value)
+    made = kind(**{field: value})  # type: ignore[arg-type]
     assert type(quick) is kind
     assert quick == made
     assert hash(quick) == hash(made)
     assert repr(quick) == repr(made)
-    assert quick.text is text
+    assert getattr(quick, field) is value
     assert not hasattr(quick, "__dict__")
     with pytest.raises(dataclasses.FrozenInstanceError):
-        quick.text = "other"  # type: ignore[misc]
+        setattr(quick, field, value)

@@ -33,11 +33,13 @@ from toolstitch.vocab.call_events import CallWarning
 from toolstitch.vocab.errors import ProviderError, ProviderQuirk
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
+    FinishReason,
     ReasoningBlock,
     ReasoningDelta,
     StreamFailed,
     StreamWarning,
     TextDelta,
+    Usage,
 )
 from toolstitch.vocab.text import ChunkedText
 
@@ -51,11 +53,13 @@ __all__ = [
     "UnknownKinds",
     "as_mapping",
     "compact_json",
+    "finish_event",
     "provider_error",
     "quirk_warning",
     "reasoning_delta",
     "stream_quirk",
     "text_delta",
+    "usage_event",
 ]
 
 
@@ -77,6 +81,10 @@ Fragments = Callable[[Mapping[str, Any]], "tuple[int, str] | tuple[()] | None"]
 #: of most streams, and of a reasoning model's.
 text_delta = one_field(TextDelta, "text", str)
 reasoning_delta = one_field(ReasoningDelta, "text", str)
+#: ``FinishReason(reason=...)`` and ``Usage(usage=...)``, the same way: each stream's end, and
+#: a Gemini stream's usage on every chunk that carries it.
+finish_event = one_field(FinishReason, "reason", str)
+usage_event = one_field(Usage, "usage", dict)
 
 
 def as_mapping(obj: object) -> Mapping[str, Any] | None:

@@ -57,9 +57,7 @@ from toolstitch.core.record import CallRecords
 from toolstitch.vocab.call_events import CallState
 from toolstitch.vocab.native import extension
 from toolstitch.vocab.stream_events import (
-    FinishReason,
     ReasoningBlock,
-    Usage,
 )
 
 from ._base import (
@@ -67,12 +65,14 @@ from ._base import (
     BoundedText,
     Fragments,
     UnknownKinds,
+    finish_event,
     mapping,
     provider_error,
     quirk_warning,
     reasoning_delta,
     stream_quirk,
     text_delta,
+    usage_event,
 )
 
 __all__ = ["CODES", "KNOWN_EVENTS", "MESSAGE_EVENTS", "SDK_HELPER_EVENTS", "AnthropicAdapter"]
@@ -197,10 +197,10 @@ class AnthropicAdapter(Adapter):
             delta = mapping(payload.get("delta"))
             reason = delta.get("stop_reason")
             if isinstance(reason, str) and reason:
-                out.append(FinishReason(reason=reason))
+                out.append(finish_event(reason))
             usage = mapping(payload.get("usage"))
             if usage:
-                out.append(Usage(usage=dict(usage)))
+                out.append(usage_event(dict(usage)))
         elif kind == "message_start":
             self._message_start(mapping(payload.get("message")), out)
         elif kind == "error" or event == "error":
@@ -291,7 +291,7 @@ class AnthropicAdapter(Adapter):
         self._messages += 1
         usage = mapping(message.get("usage"))
         if usage:
-            out.append(Usage(usage=dict(usage)))
+            out.append(usage_event(dict(usage)))
         content = message.get("content")
         if isinstance(content, list):
             for position, raw in enumerate(content):

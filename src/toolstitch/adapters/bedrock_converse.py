@@ -42,21 +42,21 @@ from toolstitch.core.instructions import EndCall, Finish, Item, ServerDelta, Ser
 from toolstitch.core.record import CallRecords
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
-    FinishReason,
     ReasoningBlock,
-    Usage,
 )
 
 from ._base import (
     Adapter,
     BoundedText,
     UnknownKinds,
+    finish_event,
     mapping,
     provider_error,
     quirk_warning,
     reasoning_delta,
     stream_quirk,
     text_delta,
+    usage_event,
 )
 
 __all__ = ["CODES", "EVENTS", "EXCEPTIONS", "BedrockConverseAdapter", "is_bedrock_event"]
@@ -167,11 +167,11 @@ class BedrockConverseAdapter(Adapter):
             elif key == "messageStop":
                 reason = mapping(value).get("stopReason")
                 if isinstance(reason, str) and reason:
-                    out.append(FinishReason(reason=reason))
+                    out.append(finish_event(reason))
             elif key == "metadata":
                 usage = mapping(mapping(value).get("usage"))
                 if usage:
-                    out.append(Usage(usage=dict(usage)))
+                    out.append(usage_event(dict(usage)))
             elif key == "messageStart":
                 pass  # only the role: no message id is sent
             elif event == EXCEPTION_EVENT or (isinstance(key, str) and key.endswith("Exception")):

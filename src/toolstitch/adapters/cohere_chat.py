@@ -36,16 +36,17 @@ from typing import Any, Final
 from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import EndCall, Finish, Item, arguments
 from toolstitch.core.record import CallRecords
-from toolstitch.vocab.stream_events import FinishReason, Usage
 
 from ._base import (
     Adapter,
     ReasoningText,
     UnknownKinds,
+    finish_event,
     mapping,
     provider_error,
     quirk_warning,
     text_delta,
+    usage_event,
 )
 
 __all__ = ["CODES", "EVENT_TYPES", "FAILED_REASONS", "CohereChatAdapter", "detects"]
@@ -249,10 +250,10 @@ class CohereChatAdapter(Adapter):
         if not isinstance(reason, str):
             reason = ""
         if reason:
-            out.append(FinishReason(reason=reason))
+            out.append(finish_event(reason))
         usage = mapping(delta.get("usage"))
         if usage:
-            out.append(Usage(usage=dict(usage)))
+            out.append(usage_event(dict(usage)))
         if reason in FAILED_REASONS:
             error = delta.get("error")
             message = error if isinstance(error, str) and error else f"finish reason {reason}"

@@ -45,10 +45,8 @@ from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import CallNote, EndCall, Finish, Item
 from toolstitch.core.record import CallRecords
 from toolstitch.vocab.stream_events import (
-    FinishReason,
     ReasoningBlock,
     TextSignature,
-    Usage,
 )
 
 from ._base import (
@@ -56,6 +54,7 @@ from ._base import (
     BoundedText,
     UnknownKinds,
     compact_json,
+    finish_event,
     get,
     mapping,
     provider_error,
@@ -63,6 +62,7 @@ from ._base import (
     reasoning_delta,
     stream_quirk,
     text_delta,
+    usage_event,
 )
 
 __all__ = ["CODES", "GeminiAdapter", "PathError", "parse_json_path"]
@@ -282,10 +282,10 @@ class GeminiAdapter(Adapter):
                 self._candidate(candidate, out)
         usage = mapping(get(payload, "usageMetadata", "usage_metadata"))
         if usage:
-            out.append(Usage(usage=dict(usage)))
+            out.append(usage_event(dict(usage)))
         blocked = mapping(get(payload, "promptFeedback", "prompt_feedback")).get("blockReason")
         if isinstance(blocked, str) and blocked:
-            out.append(FinishReason(reason=blocked))  # the prompt was refused: no candidates
+            out.append(finish_event(blocked))  # the prompt was refused: no candidates
         if _KNOWN_FIELDS.isdisjoint(payload):
             self._unknown.report("a Gemini event with keys", sorted(payload), "was skipped", out)
         return out
@@ -304,7 +304,7 @@ class GeminiAdapter(Adapter):
                     "closes the streamed arguments; the call was closed there",
                     out,
                 )
-            out.append(FinishReason(reason=reason))
+            out.append(finish_event(reason))
 
     def _part(self, part: Mapping[str, Any], out: list[Item]) -> None:
         if not _READ_PART_KEYS.issuperset(part):

@@ -32,16 +32,17 @@ from typing import Any, Final
 from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import EndCall, Finish, Item
 from toolstitch.core.record import CallRecords
-from toolstitch.vocab.stream_events import FinishReason, Usage
 
 from ._base import (
     Adapter,
     ReasoningText,
     compact_json,
+    finish_event,
     mapping,
     provider_error,
     quirk_warning,
     text_delta,
+    usage_event,
 )
 
 __all__ = ["CODES", "OllamaChatAdapter", "detects"]
@@ -106,10 +107,10 @@ class OllamaChatAdapter(Adapter):
             self._thinking.end(out)
             reason = payload.get("done_reason")
             if isinstance(reason, str) and reason:
-                out.append(FinishReason(reason=reason))
+                out.append(finish_event(reason))
         usage = {key: payload[key] for key in USAGE_KEYS if key in payload}
         if usage:
-            out.append(Usage(usage=usage))
+            out.append(usage_event(usage))
         return out
 
     def _call(self, entry: Mapping[str, Any], out: list[Item]) -> None:

@@ -29,20 +29,20 @@ from typing import Any, Final
 from toolstitch.core.instructions import Item
 from toolstitch.core.record import CallRecords
 from toolstitch.vocab.stream_events import (
-    FinishReason,
     ReasoningBlock,
     RefusalDelta,
-    Usage,
 )
 
 from ._base import (
     Adapter,
     BoundedText,
+    finish_event,
     mapping,
     provider_error,
     reasoning_delta,
     stream_quirk,
     text_delta,
+    usage_event,
 )
 from ._openai_chat_quirks import CODES as _QUIRK_CODES
 from ._openai_chat_quirks import ChatQuirks
@@ -219,7 +219,7 @@ class OpenAIChatAdapter(Adapter):
         if usage is not None:
             usage_map = mapping(usage)
             if usage_map:
-                yield Usage(usage=dict(usage_map))
+                yield usage_event(dict(usage_map))
 
     def _choice(self, choice: Mapping[str, Any]) -> Iterator[Item]:
         delta = mapping(choice.get("delta"))
@@ -247,7 +247,7 @@ class OpenAIChatAdapter(Adapter):
             fc = mapping(function_call)
             yield from self.quirks.feed([{"index": 0, "type": "function", "function": fc}])
         if isinstance(reason, str) and reason:
-            yield FinishReason(reason=reason)
+            yield finish_event(reason)
             yield from self.quirks.finish_reason(reason)
 
     def _reasoning_piece(self, delta: Mapping[str, Any]) -> Iterator[Item]:

@@ -38,22 +38,22 @@ from toolstitch.core.record import CallRecords
 from toolstitch.vocab.call_events import CallState
 from toolstitch.vocab.stream_events import (
     CustomToolCall,
-    FinishReason,
     ReasoningBlock,
     ReasoningDelta,
     RefusalDelta,
-    Usage,
 )
 
 from ._base import (
     Adapter,
     BoundedText,
     UnknownKinds,
+    finish_event,
     mapping,
     provider_error,
     quirk_warning,
     stream_quirk,
     text_delta,
+    usage_event,
 )
 
 __all__ = ["CODES", "IGNORED", "OpenAIResponsesAdapter"]
@@ -396,13 +396,13 @@ class OpenAIResponsesAdapter(Adapter):
                 self._done(item, data.get("arguments"), "response.completed", out)
         usage = mapping(response.get("usage"))
         if usage:
-            out.append(Usage(usage=dict(usage)))
+            out.append(usage_event(dict(usage)))
         status = response.get("status")
         details = mapping(response.get("incomplete_details"))
         reason = details.get("reason") if status == "incomplete" else status
         if isinstance(reason, str) and reason and not self._finished:
             self._finished = True
-            out.append(FinishReason(reason=reason))
+            out.append(finish_event(reason))
         error = response.get("error")
         if status == "failed" and error:
             out.append(provider_error(error))
