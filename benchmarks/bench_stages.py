@@ -244,16 +244,15 @@ def callgrind(
         )
         totals = [_totals(p) for p in dumps]
     # dump 1 ends the warm-up; then one dump per segment (the exit's dump is not globbed).
-    segments = totals[1:]
+    empty, *segments = totals[1:]
     columns = SIMULATED if simulate else SIMULATED[:1]
     out_figures: dict[str, dict[str, list[float]]] = {}
-    at = 1  # segment 0 is the empty loop
+    at = 0
     for title, prefixes, _ in groups(workload_name):
         size = len(prefixes) + 1
         out_figures[title] = {
             column: [
-                (_sum(s, events) - _sum(segments[0], events)) / loops
-                for s in segments[at : at + size]
+                (_sum(s, events) - _sum(empty, events)) / loops for s in segments[at : at + size]
             ]
             for column, events in columns
         }
