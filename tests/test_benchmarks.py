@@ -191,3 +191,34 @@ def test_bench_native_reports_the_median_ratio_of_its_processes_and_their_range(
     ]
     one = bench_native.row("openai", "small", runs[:1]).strip("| ").split(" | ")
     assert one[-2:] == ["2.00x", "10.00x"]
+
+
+def test_bench_stages_reads_every_event_of_a_dump_and_renders_stage_differences(
+    tmp_path: Path,
+) -> None:
+    """``--cache-sim``: a dump's totals by the names of its ``events:`` line; each stage row
+    is its prefix minus the one before, the last row the whole run, × the floor's."""
+    import bench_stages
+
+    dump = tmp_path / "cg.out.2"
+    dump.write_text("events: Ir I1mr D1mr D1mw Bcm Bim\nfn=x\nsummary: 900 7 5 2 4 1\n")
+    assert bench_stages._totals(dump) == {
+        "Ir": 900,
+        "I1mr": 7,
+        "D1mr": 5,
+        "D1mw": 2,
+        "Bcm": 4,
+        "Bim": 1,
+    }
+    assert bench_stages._sum(bench_stages._totals(dump), ("D1mr", "D1mw")) == 7
+    title, prefixes, _ = bench_stages.groups("small")[1]
+    count = len(prefixes)
+    columns = {
+        c: [10.0, *(float(2 * (i + 1)) for i in range(count))] for c, _ in bench_stages.SIMULATED
+    }
+    rows = bench_stages.render_simulated({title: columns}, "small").splitlines()
+    stage_rows = [r for r in rows if r.startswith("| ") and not r.startswith("| stage")]
+    assert len(stage_rows) == count + 1
+    assert stage_rows[1].endswith("| 2 (0.20) | 2 (0.20) | 2 (0.20) | 2 (0.20) |")
+    whole = f"{2 * count:,} ({2 * count / 10:.2f})"
+    assert stage_rows[-1] == f"| **whole run** | {whole} | {whole} | {whole} | {whole} |"
