@@ -276,19 +276,24 @@ def _totals(path: Path) -> dict[str, int]:
     return dict(zip(names.group(1).split(), map(int, found.group(1).split()), strict=False))
 
 
+def _stages(values: list[float]) -> list[float]:
+    """``values``: the floor's whole run, then each prefix. Each stage's own cost (its prefix
+    minus the one before), then the whole run."""
+    prefixes = values[1:]
+    return [b - a for a, b in zip([0.0, *prefixes], prefixes, strict=False)] + prefixes[-1:]
+
+
 def render(figures: dict[str, list[float]], workload_name: str, unit: str) -> str:
     lines = []
     names = {title: [n for n, _ in prefixes] for title, prefixes, _ in groups(workload_name)}
     for title, values in figures.items():
-        floor, prefixes = values[0], values[1:]
+        floor = values[0]
         lines.append(f"\n{title}, {workload_name}: floor (whole run) {floor:,.0f} {unit}")
         lines.append(f"| stage | {unit} | × floor |")
         lines.append("|---|---:|---:|")
-        before = 0.0
-        for name, value in zip(names[title], prefixes, strict=True):
-            lines.append(f"| {name} | {value - before:,.0f} | {(value - before) / floor:.2f} |")
-            before = value
-        lines.append(f"| **whole run** | {prefixes[-1]:,.0f} | {prefixes[-1] / floor:.2f} |")
+        stages = [*names[title], "**whole run**"]
+        for name, value in zip(stages, _stages(values), strict=True):
+            lines.append(f"| {name} | {value:,.0f} | {value / floor:.2f} |")
     return "\n".join(lines)
 
 
@@ -305,15 +310,12 @@ def render_simulated(figures: dict[str, dict[str, list[float]]], workload_name: 
         lines.append(f"| stage | {header} |")
         lines.append("|---|" + "---:|" * len(SIMULATED))
         stages = [*names[title], "**whole run**"]
+        by_column = {column: _stages(values) for column, values in columns.items()}
         for at, name in enumerate(stages):
-            cells = []
-            for column, values in columns.items():
-                prefixes = values[1:]
-                if at == len(stages) - 1:
-                    value = prefixes[-1]
-                else:
-                    value = prefixes[at] - (prefixes[at - 1] if at else 0.0)
-                cells.append(f"{value:,.0f} ({value / floors[column]:.2f})")
+            cells = [
+                f"{values[at]:,.0f} ({values[at] / floors[column]:.2f})"
+                for column, values in by_column.items()
+            ]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
