@@ -505,3 +505,36 @@ def test_each_path_makes_only_its_own_assemblers() -> None:
 
     assert _assembler_classes(PythonStitcher) == {PythonAssembler}
     assert _assembler_classes(Stitcher) == {Assembler}
+
+
+def test_a_subclass_of_an_event_type_is_noted_as_its_base_and_an_unknown_type_as_nothing() -> None:
+    # ``_observe`` finds what to note by the event's exact type, then by its nearest base.
+    class MyFinish(FinishReason):
+        pass
+
+    class MyUsage(Usage):
+        pass
+
+    class MyText(TextDelta):
+        pass
+
+    class MyEvent(Event):
+        pass
+
+    stitcher = Stitcher(provider="anthropic")
+    events: list[Event] = [
+        MyText(text="a"),
+        MyFinish(reason="tool_use"),
+        MyFinish(reason="later"),
+        MyUsage(usage={"output_tokens": 3}),
+        TextDelta(text="b"),
+        MyEvent(),
+    ]
+    assert stitcher._observe(events) is events
+    result = stitcher.result
+    assert (result.text, result.finish_reason, result.usage) == (
+        "ab",
+        "tool_use",
+        {"output_tokens": 3},
+    )
+    assert result.warnings == ()

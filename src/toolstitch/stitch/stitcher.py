@@ -701,57 +701,107 @@ class _StitcherBody:
             # Anything but a warning says the adapter understood an event.
             self._understood = any(type(e) is not StreamWarning for e in events)
         for event in events:
-            if type(event) is ArgumentsDelta:
+            kind = type(event)
+            if kind is ArgumentsDelta:
                 continue  # the most frequent event, and nothing to note in the result
-            if isinstance(event, TextDelta):
-                if self._run is None:
-                    self._run = _TextRun(len(self._text))
-                    self._parts.append(self._run)
-                self._text.append(event.text)
-            elif isinstance(event, ReasoningDelta):  # a reasoning model's commonest event
-                self._reasoning.append(event.text)
-            elif isinstance(event, CallStarted):
-                if event.index not in self._order:
-                    self._order[event.index] = len(self._order)
-                    self._place(event.index)
-            elif isinstance(event, CallReady):
-                self._calls[event.call.index] = event.call
-            else:
-                self._observe_rare(event)
+            note = _NOTES.get(kind)
+            if note is None:
+                note = _note_of(kind)
+            note(self, event)
         return events
 
-    def _observe_rare(self, event: Event) -> None:
-        """What ``_observe`` notes of the events that come at most a few times per call."""
-        if isinstance(event, FinishReason):  # the two of every stream first
-            if self._finish is None:
-                self._finish = event.reason
-        elif isinstance(event, Usage):
-            if self._usage is None:
-                self._usage = {}
-            self._usage.update(event.usage)
-        elif isinstance(event, (CallWarning, StreamWarning)):
-            self._warnings.append(event)
-        elif isinstance(event, CallDiscarded):
-            self._discarded.append(event)
-            # Never a call: its place among the calls is not needed (its part stays).
-            if self._order.pop(event.index, None) is None:  # discarded before it started
-                self._place(event.index)
-        elif isinstance(event, RefusalDelta):
-            self._refusal.append(event.text)
-        elif isinstance(event, (ReasoningBlock, TextSignature)):
-            self._signed(event)
-        elif isinstance(event, ServerToolCall):
-            self._server.append(event)
-        elif isinstance(event, CustomToolCall):
-            self._custom.append(event)
-        elif isinstance(event, StreamFailed):
-            self._errors += 1
-            if self._stream_error is None:
-                self._stream_error = event.error
+    # What ``_observe`` notes of each kind of event (``_NOTES`` maps the kinds to these).
+
+    def _note_text(self, event: TextDelta) -> None:
+        if self._run is None:
+            self._run = _TextRun(len(self._text))
+            self._parts.append(self._run)
+        self._text.append(event.text)
+
+    def _note_reasoning(self, event: ReasoningDelta) -> None:
+        self._reasoning.append(event.text)
+
+    def _note_started(self, event: CallStarted) -> None:
+        if event.index not in self._order:
+            self._order[event.index] = len(self._order)
+            self._place(event.index)
+
+    def _note_ready(self, event: CallReady) -> None:
+        self._calls[event.call.index] = event.call
+
+    def _note_finish(self, event: FinishReason) -> None:
+        if self._finish is None:
+            self._finish = event.reason
+
+    def _note_usage(self, event: Usage) -> None:
+        if self._usage is None:
+            self._usage = {}
+        self._usage.update(event.usage)
+
+    def _note_warning(self, event: CallWarning | StreamWarning) -> None:
+        self._warnings.append(event)
+
+    def _note_discarded(self, event: CallDiscarded) -> None:
+        self._discarded.append(event)
+        # Never a call: its place among the calls is not needed (its part stays).
+        if self._order.pop(event.index, None) is None:  # discarded before it started
+            self._place(event.index)
+
+    def _note_refusal(self, event: RefusalDelta) -> None:
+        self._refusal.append(event.text)
+
+    def _note_server(self, event: ServerToolCall) -> None:
+        self._server.append(event)
+
+    def _note_custom(self, event: CustomToolCall) -> None:
+        self._custom.append(event)
+
+    def _note_failed(self, event: StreamFailed) -> None:
+        self._errors += 1
+        if self._stream_error is None:
+            self._stream_error = event.error
+
+    def _note_nothing(self, event: Event) -> None:
+        """An event the result has no place for (``ArgumentsValue``, a subclass of
+        ``ArgumentsDelta``, an event type of no entry in ``_NOTES``)."""
 
     def _shortcut(self, adapter: Adapter) -> Fragments | None:
         """The adapter's ``_fragment`` shortcut, as this path reads it."""
         return adapter._fragment
+
+
+#: What ``_StitcherBody._observe`` does with an event, by its exact type (``_note_of`` adds a
+#: subclass of an event type, with its nearest base's entry). ``ArgumentsDelta`` is skipped
+#: before the lookup: nothing of it is noted.
+_NOTES: dict[type[Event], Callable[[_StitcherBody, Any], None]] = {
+    TextDelta: _StitcherBody._note_text,
+    ReasoningDelta: _StitcherBody._note_reasoning,
+    CallStarted: _StitcherBody._note_started,
+    CallReady: _StitcherBody._note_ready,
+    FinishReason: _StitcherBody._note_finish,
+    Usage: _StitcherBody._note_usage,
+    CallWarning: _StitcherBody._note_warning,
+    StreamWarning: _StitcherBody._note_warning,
+    CallDiscarded: _StitcherBody._note_discarded,
+    RefusalDelta: _StitcherBody._note_refusal,
+    ReasoningBlock: _StitcherBody._signed,
+    TextSignature: _StitcherBody._signed,
+    ServerToolCall: _StitcherBody._note_server,
+    CustomToolCall: _StitcherBody._note_custom,
+    StreamFailed: _StitcherBody._note_failed,
+}
+
+
+def _note_of(kind: type[Event]) -> Callable[[_StitcherBody, Any], None]:
+    """The entry of an event type not in ``_NOTES`` (a subclass, or a type with nothing to
+    note): its nearest base's in the method resolution order, kept for the next time. The
+    table stays as small as the event types in use: one entry per type."""
+    note = next(
+        (_NOTES[base] for base in kind.__mro__ if base in _NOTES),
+        _StitcherBody._note_nothing,
+    )
+    _NOTES[kind] = note
+    return note
 
 
 class _PythonStitcher(_StitcherBody):
