@@ -704,6 +704,12 @@ class _StitcherBody:
             kind = type(event)
             if kind is ArgumentsDelta:
                 continue  # the most frequent event, and nothing to note in the result
+            if type(event) is TextDelta:  # the commonest event of every stream: no lookup
+                self._note_text(event)
+                continue
+            if type(event) is ReasoningDelta:  # a reasoning model's commonest event
+                self._note_reasoning(event)
+                continue
             note = _NOTES.get(kind)
             if note is None:
                 note = _note_of(kind)
@@ -771,8 +777,9 @@ class _StitcherBody:
 
 
 #: What ``_StitcherBody._observe`` does with an event, by its exact type (``_note_of`` adds a
-#: subclass of an event type, with its nearest base's entry). ``ArgumentsDelta`` is skipped
-#: before the lookup: nothing of it is noted.
+#: subclass of an event type, with its nearest base's entry). Before the lookup it skips an
+#: ``ArgumentsDelta`` (nothing of it is noted) and sends a ``TextDelta`` and a
+#: ``ReasoningDelta``, the commonest events of a stream, to their entries directly.
 _NOTES: dict[type[Event], Callable[[_StitcherBody, Any], None]] = {
     TextDelta: _StitcherBody._note_text,
     ReasoningDelta: _StitcherBody._note_reasoning,
