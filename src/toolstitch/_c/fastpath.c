@@ -707,12 +707,13 @@ static int read_fields(PyObject *delta, Fields *f) {
 /* -- slots: the fields of the Python classes that C reads and sets ------------------------- */
 
 enum { CALL_NAME, CALL_ID, CALL_TYPE, CALL_RESULT, CALL_READY_LENGTH, CALL_TRAILING, CALL_SLOTS };
-enum { ASM_TOOLS, ASM_NOTES, ASM_OPEN, ASM_SLOTS };
+enum { ASM_TOOLS, ASM_NOTES, ASM_OPEN, ASM_BY_ID, ASM_LISTENER, ASM_LIMITS, ASM_SLOTS };
 enum { TOOL_CALL_FIELDS = 8 };
 
 static const char *const call_slot_names[CALL_SLOTS] = {
     "name", "id", "type", "result", "ready_length", "trailing_offset"};
-static const char *const asm_slot_names[ASM_SLOTS] = {"_tools", "_notes", "_open"};
+static const char *const asm_slot_names[ASM_SLOTS] = {"_tools", "_notes",         "_open",
+                                                       "_by_id", "_json_listener", "_limits"};
 static const char *const tool_call_names[TOOL_CALL_FIELDS] = {
     "index", "id", "type", "name", "arguments", "parsed_arguments", "signature", "caller"};
 
@@ -728,6 +729,8 @@ typedef struct {
     PyObject *scan_once;          /* lexicon.scan_value: (text, start) -> (value, end) */
     PyObject *default_type;       /* the type of a call that named none */
     PyObject *is_ready;           /* core.machine.is_ready: the readiness rule */
+    PyObject *named;              /* CallState.ACCUMULATING_NAME */
+    PyObject *named_then;         /* where a call in it goes with its first fragment */
 } ReadyState;
 
 static ReadyState ready;
@@ -809,19 +812,44 @@ static PyObject *python_apply(PyObject *self, const Fields *f) {
                                       f->arguments, NULL);
 }
 
+/* Whether `call` in state ACCUMULATING_NAME may take its first fragment on the C path: what
+ * _apply_slow does then (`kind` None, so no type to set; _take_arguments with no declared
+ * tools, so no name check and no schema checks to start) is the hot path after one state
+ * move, the one configure_ready_path() hands over (`first_moves`). 1, 0 or -1. */
+static int first_fragment(AsmObject *self, const CallObject *call, const Fields *f) {
+    if (!ready.configured || call->state != ready.named || f->kind != Py_None) {
+        return 0;
+    }
+    PyObject *tools = slot_get(&ready.assembler[ASM_TOOLS], (PyObject *)self);
+    if (tools == NULL) {
+        return -1;
+    }
+    Py_DECREF(tools);
+    return tools == Py_None;
+}
+
 /* The hot path's condition (assembler._apply), and what the C path needs besides:
  *   call is not None and arguments and call.state is _ACCUMULATING_ARGS
  *   and not (call_id or name or call.closed)
- * + no schema checks, a TextBuffer, a Scanner still on its native path. */
-static int is_hot(PyObject *call_obj, const Fields *f) {
+ * + no schema checks, a TextBuffer, a Scanner still on its native path. A call still in
+ * ACCUMULATING_NAME whose first fragment this is (first_fragment) qualifies too: *first is
+ * then 1, and the caller moves it to `ready.named_then` once the scan has taken the fragment.
+ * 1, 0 or -1. */
+static int is_hot(AsmObject *self, PyObject *call_obj, const Fields *f, int *first) {
+    *first = 0;
     if (!PyObject_TypeCheck(call_obj, fast.call_type)) {
         return 0;
     }
     CallObject *call = (CallObject *)call_obj;
-    return non_empty(f->arguments) && call->state == fast.accumulating && !non_empty(f->id) &&
-           !non_empty(f->name) && !call->closed && call->checks == Py_None &&
-           call->buffer != NULL && Py_IS_TYPE(call->buffer, fast.text_type) &&
-           call->tokenizer != NULL && ts_scanner_is_native(fast.module, call->tokenizer) == 1;
+    int usable = non_empty(f->arguments) && !non_empty(f->id) && !non_empty(f->name) &&
+                 !call->closed && call->checks == Py_None && call->buffer != NULL &&
+                 Py_IS_TYPE(call->buffer, fast.text_type) && call->tokenizer != NULL &&
+                 ts_scanner_is_native(fast.module, call->tokenizer) == 1;
+    if (!usable || call->state == fast.accumulating) {
+        return usable;
+    }
+    *first = first_fragment(self, call, f);
+    return *first;
 }
 
 /* -- the ready path: the hot close of a call that is ready ----------------------------------
@@ -1071,6 +1099,234 @@ static int ready_closed(AsmObject *self, CallObject *call, PyObject *fragment,
 /* `self._last = call` */
 static void set_last(AsmObject *self, PyObject *call) { ts_set_ref(&self->last, call); }
 
+/* -- the start path: a new call named at once ----------------------------------------------
+ *
+ * The first delta of a call index not seen yet usually carries its id and its whole name and
+ * no arguments (OpenAI's header delta; the wire-shaped start of an Anthropic tool block).
+ * _apply_slow then runs _route (a new record: its TextBuffer, its tokenizer from
+ * make_tokenizer, CallStarted), _take_id (the id, `_by_id`, the moves of on_first_id) and
+ * _take_name. start_call does the same in C when nothing else is due: an exact int index,
+ * exact non-empty str id and name within max_id_chars and max_name_chars, a type None or an
+ * exact str, no arguments text, no declared tools and no JSON listener, fewer than max_calls
+ * calls (so `_discarded_overflow` is empty: an index is put there only once max_calls calls
+ * exist, and calls are never removed but by reset(), which empties it too), and the
+ * readiness rule not saying ready for an open call. It asks what it does not restate: the
+ * tokenizer is make_tokenizer's, the record is built by the call class itself (its __init__
+ * sets the fields), the state after the id is the machine's (configure_start_path() hands it
+ * over as data), and is_ready is called. Everything that can fail comes before the first
+ * change; in every other case nothing changes and the Python method decides. */
+
+enum { STARTED_FIELDS = 3 };
+static const char *const started_names[STARTED_FIELDS] = {"index", "id", "name"};
+
+typedef struct {
+    int configured;
+    PyObject *assembler_class;  /* the native Assembler: its exact instances only */
+    PyObject *call_class;       /* its _call_class */
+    PyObject *make_tokenizer;   /* json.tokenizer.make_tokenizer */
+    PyObject *tokenizer_kwargs; /* ("max_depth", "max_number_digits", "text") */
+    PyObject *no_args;          /* () */
+    PyTypeObject *call_started; /* vocab.call_events.CallStarted */
+    Slot started_fields[STARTED_FIELDS];
+    PyObject *awaiting_id; /* CallState.AWAITING_ID, a new record's state */
+    PyObject *named;       /* its state after the first id with no arguments before it */
+    PyObject *s_max_calls, *s_max_id, *s_max_name, *s_max_depth, *s_max_digits, *s_text;
+} StartState;
+
+static StartState start;
+
+/* `len(value) <= limits.<name>` for an exact str and an exact int limit: 1, 0 (not so, or
+ * not an exact int: the Python path decides) or -1. */
+static int within(PyObject *limits, PyObject *name, Py_ssize_t length) {
+    PyObject *bound = PyObject_GetAttr(limits, name);
+    if (bound == NULL) {
+        return -1;
+    }
+    int overflow = 0;
+    long long number = PyLong_CheckExact(bound) ? PyLong_AsLongLongAndOverflow(bound, &overflow)
+                                                : -1;
+    Py_DECREF(bound);
+    if (number == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    return overflow > 0 || (overflow == 0 && number >= 0 && (long long)length <= number);
+}
+
+/* Whether the delta `f` of a call index not seen yet may start its call on the C path, by
+ * what it holds (see above): 1 or 0. */
+static int start_shape(const Fields *f) {
+    return start.configured && ready.configured && PyLong_CheckExact(f->index) &&
+           !is_negative(f->index) && f->id != Py_None && PyUnicode_CheckExact(f->id) &&
+           PyUnicode_GetLength(f->id) > 0 && f->name != Py_None && PyUnicode_CheckExact(f->name) &&
+           PyUnicode_GetLength(f->name) > 0 && (f->kind == Py_None || PyUnicode_CheckExact(f->kind)) &&
+           (f->arguments == Py_None ||
+            (PyUnicode_CheckExact(f->arguments) && PyUnicode_GetLength(f->arguments) == 0));
+}
+
+/* No tools, no listener, fewer than max_calls calls and the id and name within their limits;
+ * *limits the assembler's Limits (a new reference) when 1. 1, 0 or -1. */
+static int start_allowed(AsmObject *self, const Fields *f, PyObject **limits) {
+    PyObject *obj = (PyObject *)self;
+    PyObject *tools = slot_get(&ready.assembler[ASM_TOOLS], obj);
+    PyObject *listener = tools == NULL ? NULL : slot_get(&ready.assembler[ASM_LISTENER], obj);
+    int usable = listener != NULL && tools == Py_None && listener == Py_None &&
+                 PyDict_CheckExact(self->calls);
+    int failed = listener == NULL;
+    Py_XDECREF(tools);
+    Py_XDECREF(listener);
+    if (!usable) {
+        return failed ? -1 : 0;
+    }
+    *limits = slot_get(&ready.assembler[ASM_LIMITS], obj);
+    if (*limits == NULL) {
+        return -1;
+    }
+    int ok = within(*limits, start.s_max_calls, PyDict_Size(self->calls) + 1);
+    if (ok == 1) {
+        ok = within(*limits, start.s_max_id, PyUnicode_GetLength(f->id));
+    }
+    if (ok == 1) {
+        ok = within(*limits, start.s_max_name, PyUnicode_GetLength(f->name));
+    }
+    if (ok != 1) {
+        Py_CLEAR(*limits);
+    }
+    return ok;
+}
+
+/* make_tokenizer(max_depth=limits.max_depth, max_number_digits=limits.max_number_digits,
+ * text=buffer.text): a new reference, or NULL with an exception set. */
+static PyObject *new_tokenizer(PyObject *limits, PyObject *buffer) {
+    PyObject *values[3] = {NULL, NULL, NULL};
+    PyObject *kwargs = PyDict_New(), *tokenizer = NULL;
+    int ok = kwargs != NULL && (values[0] = PyObject_GetAttr(limits, start.s_max_depth)) != NULL &&
+             (values[1] = PyObject_GetAttr(limits, start.s_max_digits)) != NULL &&
+             (values[2] = PyObject_GetAttr(buffer, start.s_text)) != NULL;
+    for (int i = 0; ok && i < 3; i++) {
+        ok = PyDict_SetItem(kwargs, PyTuple_GetItem(start.tokenizer_kwargs, i), values[i]) == 0;
+    }
+    if (ok) {
+        tokenizer = PyObject_Call(start.make_tokenizer, start.no_args, kwargs);
+    }
+    for (int i = 0; i < 3; i++) {
+        Py_XDECREF(values[i]);
+    }
+    Py_XDECREF(kwargs);
+    return tokenizer;
+}
+
+/* The new record: `self._call_class(index, tokenizer, len(self._calls), buffer)`. */
+static PyObject *new_record(AsmObject *self, PyObject *index, PyObject *limits) {
+    PyObject *buffer = PyObject_CallNoArgs((PyObject *)fast.text_type);
+    PyObject *tokenizer = buffer == NULL ? NULL : new_tokenizer(limits, buffer);
+    PyObject *position = tokenizer == NULL ? NULL : PyLong_FromSsize_t(PyDict_Size(self->calls));
+    PyObject *call = NULL;
+    if (position != NULL) {
+        call = PyObject_CallFunctionObjArgs(start.call_class, index, tokenizer, position, buffer,
+                                            NULL);
+    }
+    Py_XDECREF(buffer);
+    Py_XDECREF(tokenizer);
+    Py_XDECREF(position);
+    if (call != NULL && (!Py_IS_TYPE(call, (PyTypeObject *)start.call_class) ||
+                         ((CallObject *)call)->state != start.awaiting_id)) {
+        PyErr_SetString(PyExc_TypeError, "the call class made a record C cannot start");
+        Py_CLEAR(call);
+    }
+    return call;
+}
+
+/* What start_call makes before it changes anything: the record, the event list with its
+ * CallStarted, and `_open + 1`. 1 (new references in made), 0 (the Python path decides: the
+ * rule says ready, or `_open` is not an exact int) or -1. */
+enum { BORN_CALL, BORN_EVENTS, BORN_OPEN, BORN };
+
+static int start_prepare(AsmObject *self, const Fields *f, PyObject *limits, PyObject **made) {
+    PyObject *verdict =
+        PyObject_CallFunctionObjArgs(ready.is_ready, Py_False, Py_True, Py_True, NULL);
+    int ready_now = verdict == NULL ? -1 : PyObject_IsTrue(verdict);
+    Py_XDECREF(verdict);
+    if (ready_now != 0) {
+        return ready_now < 0 ? -1 : 0; /* an open call the rule calls ready: not for C */
+    }
+    PyObject *open = slot_get(&ready.assembler[ASM_OPEN], (PyObject *)self);
+    if (open == NULL) {
+        return -1;
+    }
+    Py_ssize_t count = PyLong_CheckExact(open) ? PyLong_AsSsize_t(open) : -1;
+    Py_DECREF(open);
+    if (count < 0 || count == PY_SSIZE_T_MAX) { /* not a count C can add one to */
+        PyErr_Clear();
+        return 0;
+    }
+    if ((made[BORN_OPEN] = PyLong_FromSsize_t(count + 1)) == NULL) {
+        return -1;
+    }
+    PyObject *values[STARTED_FIELDS] = {f->index, f->id, f->name};
+    PyObject *event = new_event(start.call_started, start.started_fields, values, STARTED_FIELDS);
+    made[BORN_EVENTS] = event == NULL ? NULL : PyList_New(1);
+    if (made[BORN_EVENTS] == NULL) {
+        Py_XDECREF(event);
+        return -1;
+    }
+    PyList_SetItem(made[BORN_EVENTS], 0, event); /* steals event */
+    made[BORN_CALL] = new_record(self, f->index, limits);
+    return made[BORN_CALL] == NULL ? -1 : 1;
+}
+
+/* The changes, in _route's, _take_id's and _take_name's order. Only the two dict inserts can
+ * fail (no memory), as they can in Python. */
+static int start_commit(AsmObject *self, const Fields *f, PyObject *const *made) {
+    PyObject *call = made[BORN_CALL], *obj = (PyObject *)self;
+    if (PyDict_SetItem(self->calls, f->index, call) < 0) { /* self._calls[index] = call */
+        return -1;
+    }
+    ready.assembler[ASM_OPEN].set(ready.assembler[ASM_OPEN].descr, obj, made[BORN_OPEN]);
+    set_last(self, call);
+    if (f->kind != Py_None) { /* the record is new: its type is None */
+        ready.call[CALL_TYPE].set(ready.call[CALL_TYPE].descr, call, f->kind);
+    }
+    ready.call[CALL_ID].set(ready.call[CALL_ID].descr, call, f->id);
+    /* _by_id.setdefault(id, call): the Python way to fail there (MemoryError) leaves as much */
+    PyObject *by_id = slot_get(&ready.assembler[ASM_BY_ID], obj);
+    int kept = by_id != NULL && PyDict_CheckExact(by_id);
+    if (kept && PyDict_GetItemWithError(by_id, f->id) == NULL) {
+        kept = !PyErr_Occurred() && PyDict_SetItem(by_id, f->id, call) == 0;
+    }
+    if (by_id != NULL && !PyDict_CheckExact(by_id)) {
+        PyErr_SetString(PyExc_TypeError, "_by_id must be a dict");
+    }
+    Py_XDECREF(by_id);
+    ts_set_ref(&((CallObject *)call)->state, start.named);
+    ready.call[CALL_NAME].set(ready.call[CALL_NAME].descr, call, f->name); /* "" + name */
+    return kept ? 1 : -1;
+}
+
+/* The start path for the delta `f` of a call index not in `_calls`: 1 and *out (the events)
+ * when C started the call, 0 when the Python path must (nothing changed), -1. */
+static int start_call(AsmObject *self, const Fields *f, PyObject **out) {
+    if (!start_shape(f) || (PyObject *)Py_TYPE(self) != start.assembler_class) {
+        return 0;
+    }
+    PyObject *limits = NULL;
+    int done = start_allowed(self, f, &limits);
+    PyObject *made[BORN] = {NULL, NULL, NULL};
+    if (done == 1) {
+        done = start_prepare(self, f, limits, made);
+    }
+    if (done == 1) {
+        done = start_commit(self, f, made);
+    }
+    if (done == 1) {
+        *out = Py_NewRef(made[BORN_EVENTS]);
+    }
+    Py_XDECREF(limits);
+    for (int i = 0; i < BORN; i++) {
+        Py_XDECREF(made[i]);
+    }
+    return done;
+}
+
 /* self._closed(call, fragment, events): 1, or -1 with an exception set. */
 static int python_closed(AsmObject *self, PyObject *call, PyObject *fragment, PyObject *events) {
     PyObject *done =
@@ -1085,8 +1341,10 @@ static int python_closed(AsmObject *self, PyObject *call, PyObject *fragment, Py
 /* The hot path of _apply for `call` (a strong reference held by the caller): 1 and *out (the
  * events) when C took the fragment, 0 when the Python path must (nothing changed), -1. */
 static int feed_hot(AsmObject *self, PyObject *call_obj, const Fields *f, PyObject **out) {
-    if (!is_hot(call_obj, f)) {
-        return 0;
+    int first;
+    int hot = is_hot(self, call_obj, f, &first);
+    if (hot <= 0) {
+        return hot;
     }
     CallObject *call = (CallObject *)call_obj;
     TextBuffer *buffer = (TextBuffer *)call->buffer;
@@ -1115,6 +1373,9 @@ static int feed_hot(AsmObject *self, PyObject *call_obj, const Fields *f, PyObje
         Py_DECREF(events);
         return scanned < 0 ? -1 : 0;
     }
+    if (first) { /* _take_arguments: for trigger in on_arguments(call.state): call.move(trigger) */
+        ts_set_ref(&call->state, ready.named_then);
+    }
     /* self._last = call; buffer.append_to_length(arguments, length) */
     set_last(self, call_obj);
     text_push(buffer, f->arguments, length);
@@ -1140,11 +1401,15 @@ static PyObject *apply_fields(AsmObject *self, const Fields *f) {
         return python_apply((PyObject *)self, f);
     }
     PyObject *call = PyDict_GetItemWithError(self->calls, f->index);
+    PyObject *events = NULL;
     if (call == NULL) {
-        return PyErr_Occurred() ? NULL : python_apply((PyObject *)self, f);
+        int started = PyErr_Occurred() ? -1 : start_call(self, f, &events);
+        if (started != 0) {
+            return started < 0 ? NULL : events;
+        }
+        return python_apply((PyObject *)self, f);
     }
     Py_INCREF(call);
-    PyObject *events = NULL;
     int taken = feed_hot(self, call, f, &events);
     Py_DECREF(call);
     if (taken < 0) {
@@ -1329,11 +1594,16 @@ static PyObject *configure_ready_path(PyObject *module, PyObject *args, PyObject
     (void)module;
     static char *kwlist[] = {"call_class", "assembler_class", "tool_call",    "call_ready",
                              "complete",   "scan_once",       "default_type", "is_ready",
-                             NULL};
-    PyObject *o[8];
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$O!O!O!O!OOUO:configure_ready_path", kwlist,
-                                     &PyType_Type, &o[0], &PyType_Type, &o[1], &PyType_Type,
-                                     &o[2], &PyType_Type, &o[3], &o[4], &o[5], &o[6], &o[7])) {
+                             "first_moves", NULL};
+    PyObject *o[8], *first_moves;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$O!O!O!O!OOUOO!:configure_ready_path",
+                                     kwlist, &PyType_Type, &o[0], &PyType_Type, &o[1],
+                                     &PyType_Type, &o[2], &PyType_Type, &o[3], &o[4], &o[5],
+                                     &o[6], &o[7], &PyTuple_Type, &first_moves)) {
+        return NULL;
+    }
+    if (PyTuple_Size(first_moves) != 2) {
+        PyErr_SetString(PyExc_TypeError, "first_moves must be a (state, state after) pair");
         return NULL;
     }
     if (!PyType_IsSubtype((PyTypeObject *)o[0], fast.call_type) ||
@@ -1357,7 +1627,60 @@ static PyObject *configure_ready_path(PyObject *module, PyObject *args, PyObject
     ts_set_ref(&ready.scan_once, o[5]);
     ts_set_ref(&ready.default_type, o[6]);
     ts_set_ref(&ready.is_ready, o[7]);
+    ts_set_ref(&ready.named, PyTuple_GetItem(first_moves, 0));
+    ts_set_ref(&ready.named_then, PyTuple_GetItem(first_moves, 1));
     ready.configured = 1;
+    Py_RETURN_NONE;
+}
+
+/* -- configure_start_path() ----------------------------------------------------------------- */
+
+static int start_names(void) {
+    int ok = ts_intern(&start.s_max_calls, "max_calls") == 0 &&
+             ts_intern(&start.s_max_id, "max_id_chars") == 0 &&
+             ts_intern(&start.s_max_name, "max_name_chars") == 0 &&
+             ts_intern(&start.s_max_depth, "max_depth") == 0 &&
+             ts_intern(&start.s_max_digits, "max_number_digits") == 0 &&
+             ts_intern(&start.s_text, "text") == 0;
+    if (ok && start.tokenizer_kwargs == NULL) {
+        start.tokenizer_kwargs = PyTuple_Pack(3, start.s_max_depth, start.s_max_digits, start.s_text);
+    }
+    if (ok && start.no_args == NULL) {
+        start.no_args = PyTuple_New(0);
+    }
+    return ok && start.tokenizer_kwargs != NULL && start.no_args != NULL ? 0 : -1;
+}
+
+static PyObject *configure_start_path(PyObject *module, PyObject *args, PyObject *kwargs) {
+    (void)module;
+    static char *kwlist[] = {"assembler_class", "call_class", "make_tokenizer", "call_started",
+                             "start_moves", NULL};
+    PyObject *o[5];
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$O!O!OO!O!:configure_start_path", kwlist,
+                                     &PyType_Type, &o[0], &PyType_Type, &o[1], &o[2],
+                                     &PyType_Type, &o[3], &PyTuple_Type, &o[4])) {
+        return NULL;
+    }
+    if (!PyType_IsSubtype((PyTypeObject *)o[0], fast.assembler_type) ||
+        !PyType_IsSubtype((PyTypeObject *)o[1], fast.call_type) || !PyCallable_Check(o[2]) ||
+        PyTuple_Size(o[4]) != 2) {
+        PyErr_SetString(PyExc_TypeError,
+                        "configure_start_path() needs an AssemblerBase and a CallBase subclass, "
+                        "a callable make_tokenizer and a (state, state after the id) pair");
+        return NULL;
+    }
+    start.configured = 0;
+    if (start_names() < 0 ||
+        slots_init(start.started_fields, o[3], started_names, STARTED_FIELDS) < 0) {
+        return NULL;
+    }
+    ts_set_ref(&start.assembler_class, o[0]);
+    ts_set_ref(&start.call_class, o[1]);
+    ts_set_ref(&start.make_tokenizer, o[2]);
+    ts_set_ref((PyObject **)&start.call_started, o[3]);
+    ts_set_ref(&start.awaiting_id, PyTuple_GetItem(o[4], 0));
+    ts_set_ref(&start.named, PyTuple_GetItem(o[4], 1));
+    start.configured = 1;
     Py_RETURN_NONE;
 }
 
@@ -1423,6 +1746,10 @@ static PyMethodDef fast_functions[] = {
      METH_VARARGS | METH_KEYWORDS,
      "Hand the ready path the classes and objects it needs (core/assembler.py calls it once "
      "the native classes exist)."},
+    {"configure_start_path", (PyCFunction)(void (*)(void))configure_start_path,
+     METH_VARARGS | METH_KEYWORDS,
+     "Hand the start path the classes, make_tokenizer and the machine's state after a first id "
+     "(core/assembler.py calls it once the native classes exist)."},
     {NULL, NULL, 0, NULL},
 };
 

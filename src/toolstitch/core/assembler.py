@@ -91,6 +91,7 @@ from toolstitch.vocab.text import JOIN_EVERY, ChunkedText, TextSnapshot
 __all__ = ["GENERATED_ID_PREFIX", "Assembler"]
 
 _AWAITING_ID = CallState.AWAITING_ID
+_ACCUMULATING_NAME = CallState.ACCUMULATING_NAME
 _ACCUMULATING_ARGS = CallState.ACCUMULATING_ARGS
 _COMPLETE = CallState.COMPLETE
 _DISCARDED = CallState.DISCARDED
@@ -1115,8 +1116,24 @@ def _native_classes(native: Any) -> tuple[type[_CallBody], type[_AssemblerBody]]
         scan_once=scan_value,
         default_type=_DEFAULT_TYPE,
         is_ready=is_ready,
+        first_moves=(_ACCUMULATING_NAME, _moved(_ACCUMULATING_NAME, on_arguments)),
+    )
+    native.configure_start_path(
+        assembler_class=_NativeAssembler,
+        call_class=_NativeAssembler._call_class,
+        make_tokenizer=make_tokenizer,
+        call_started=CallStarted,
+        start_moves=(_AWAITING_ID, _moved(_AWAITING_ID, lambda state: on_first_id(state, False))),
     )
     return _NativeCall, _NativeAssembler
+
+
+def _moved(state: CallState, triggers: Callable[[CallState], tuple[str, ...]]) -> CallState:
+    """Where ``state`` goes with the moves ``triggers(state)`` fires (what ``_CallBody.move``
+    does for each): handed to C as data, so the machine stays the one place of its rules."""
+    for trigger in triggers(state):
+        state = next_state(state, trigger)
+    return state
 
 
 _NativeCall: type[_CallBody] | None = None
