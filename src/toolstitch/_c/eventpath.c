@@ -33,6 +33,7 @@ typedef struct {
     PyTypeObject *reader_type;    /* BlockFragments */
     PyTypeObject *stitcher_type;  /* StitcherBase */
     PyObject *python_feed;        /* the Python Stitcher.feed (configure_event_path) */
+    PyObject *declined_feed;      /* its Stitcher._declined: a dict the reader declined */
     PyObject *assembler_class;    /* the native Assembler, whose feed_arguments is C */
     PyObject *s_type, *s_delta, *s_index, *s_blocks, *s_client, *s_streamed, *s_core;
     PyObject *s_observe, *s_thinking, *s_records;
@@ -541,6 +542,9 @@ static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t n
             ((StitcherObject *)op)->events_read += 1;
             return PyList_New(0);
         }
+        if (read == READ_NONE) { /* declined, having done nothing: the adapter reads it */
+            return PyObject_CallFunctionObjArgs(ev.declined_feed, op, data, NULL);
+        }
     }
     return PyObject_CallFunctionObjArgs(ev.python_feed, op, data, NULL);
 }
@@ -580,17 +584,19 @@ static PyType_Spec stitcher_spec = {
 
 static PyObject *configure_event_path(PyObject *module, PyObject *args, PyObject *kwargs) {
     (void)module;
-    static char *kwlist[] = {"python_feed", "assembler_class", NULL};
-    PyObject *python_feed, *assembler_class;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$OO!:configure_event_path", kwlist,
-                                     &python_feed, &PyType_Type, &assembler_class)) {
+    static char *kwlist[] = {"python_feed", "declined_feed", "assembler_class", NULL};
+    PyObject *python_feed, *declined_feed, *assembler_class;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$OOO!:configure_event_path", kwlist,
+                                     &python_feed, &declined_feed, &PyType_Type,
+                                     &assembler_class)) {
         return NULL;
     }
-    if (!PyCallable_Check(python_feed)) {
-        PyErr_SetString(PyExc_TypeError, "python_feed must be callable");
+    if (!PyCallable_Check(python_feed) || !PyCallable_Check(declined_feed)) {
+        PyErr_SetString(PyExc_TypeError, "python_feed and declined_feed must be callable");
         return NULL;
     }
     ts_set_ref(&ev.python_feed, python_feed);
+    ts_set_ref(&ev.declined_feed, declined_feed);
     ts_set_ref(&ev.assembler_class, assembler_class);
     Py_RETURN_NONE;
 }

@@ -373,7 +373,7 @@ class _AssemblerBody:
         elif on_schema_violation not in ("discard", "warn"):
             raise ValueError("on_schema_violation must be 'discard' or 'warn'")
         self._calls: dict[int, _Call] = {}
-        self._discarded_overflow = _IndexSet()
+        self._discarded_overflow = _NO_INDICES
         self._by_id: dict[str, _Call] = {}
         self._last: _Call | None = None
         self._open = 0
@@ -425,7 +425,7 @@ class _AssemblerBody:
         for call in self._calls.values():
             call.tokenizer.close()
         self._calls = {}
-        self._discarded_overflow = _IndexSet()
+        self._discarded_overflow = _NO_INDICES
         self._by_id = {}
         self._last = None
         self._open = 0
@@ -629,6 +629,8 @@ class _AssemblerBody:
         if index in self._discarded_overflow:
             return None
         if len(self._calls) >= self._limits.max_calls:
+            if self._discarded_overflow is _NO_INDICES:
+                self._discarded_overflow = _IndexSet()
             self._discarded_overflow.add(index)
             error = LimitExceeded(
                 f"more than {self._limits.max_calls} calls in one stream",
@@ -1054,6 +1056,12 @@ class _IndexSet:
         if at + 1 < len(starts) and starts[at + 1] == stops[at]:  # two runs meet
             stops[at] = stops.pop(at + 1)
             del starts[at + 1]
+
+
+#: The refused indices of every assembler that has refused none: shared, never added to
+#: (``_route`` makes an assembler its own set at the first refusal), so that a new assembler
+#: makes no set.
+_NO_INDICES = _IndexSet()
 
 
 def _bind_listener(

@@ -39,9 +39,10 @@ from collections.abc import (
     Iterable,
     Iterator,
     Mapping,
+    Sequence,
 )
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias, TypeVar
 
 from toolstitch.adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect
 from toolstitch.adapters._base import Fragments, provider_error
@@ -197,6 +198,18 @@ class _TextRun:
         self.signature: str | None = None
 
 
+T = TypeVar("T")
+
+
+def _added(items: Sequence[T], item: T) -> list[T]:
+    """``items`` with ``item`` appended: the list itself, or a new list in place of the empty
+    tuple a ``Stitcher`` starts its rarely used lists as."""
+    if type(items) is list:
+        items.append(item)
+        return items
+    return [*items, item]
+
+
 def _check_provider(provider: str) -> str:
     if provider != "auto" and provider not in ADAPTERS:
         raise ValueError(
@@ -281,22 +294,15 @@ class _StitcherBody:
         driver = Driver(self.assembler) if wrappers is None else wrappers
         self._drive = driver.drive
         self._events = driver.events
-        self._queue: list[tuple[Mapping[str, Any], str | None]] = []
         # The result so far.
         self._order: dict[int, int] = {}
         self._calls: dict[int, ToolCall] = {}
-        self._discarded: list[CallDiscarded] = []
-        self._warnings: list[CallWarning | StreamWarning] = []
-        self._server: list[ServerToolCall] = []
         self._text: list[str] = []
         self._reasoning: list[str] = []
-        self._refusal: list[str] = []
-        self._blocks: list[ReasoningBlock] = []
         # The turn's parts in arrival order: reasoning blocks, text runs, call indexes. One
         # entry per block, call or run of text between them: no larger than what the result
         # holds anyway.
         self._parts: list[ReasoningBlock | _TextRun | int] = []
-        self._custom: list[CustomToolCall] = []
 
     # The state that starts as a constant is read from the class until it first changes
     # (an instance attribute then): a new Stitcher sets only what it must.
@@ -327,6 +333,15 @@ class _StitcherBody:
     _run: _TextRun | None = None  # the text run still open
     _finish: str | None = None
     _usage: dict[str, Any] | None = None
+    # What few streams have: empty until the first one comes (``_added``), so that a new
+    # Stitcher makes no list for them.
+    _queue: Sequence[tuple[Mapping[str, Any], str | None]] = ()  # events before detection
+    _discarded: Sequence[CallDiscarded] = ()
+    _warnings: Sequence[CallWarning | StreamWarning] = ()
+    _server: Sequence[ServerToolCall] = ()
+    _refusal: Sequence[str] = ()
+    _blocks: Sequence[ReasoningBlock] = ()
+    _custom: Sequence[CustomToolCall] = ()
 
     # -- public -----------------------------------------------------------------------------
 
@@ -391,7 +406,7 @@ class _StitcherBody:
         """A reasoning block takes the next place; a text signature ends the text run before
         it (an empty one if there is none)."""
         if isinstance(event, ReasoningBlock):
-            self._blocks.append(event)
+            self._blocks = _added(self._blocks, event)
             self._place(event)
             return
         run = self._run
@@ -450,6 +465,16 @@ class _StitcherBody:
             )
         self.events_read += 1
         return self._observe(self._payload(payload, None))
+
+    def _declined(self, data: dict[str, Any]) -> list[Event]:
+        """``feed(data)`` for a plain dict that ``_fragment`` (set, with ``_direct``) has just
+        declined without asking its Python form: the adapter reads it. The native ``feed``
+        calls it once its C reader has declined (docs/native.md, "The event fast path"), so
+        that the reader is not asked twice."""
+        self.events_read += 1
+        direct = self._direct
+        assert direct is not None  # set whenever ``_fragment`` is
+        return self._observe(self._events(direct(data, None)))
 
     def close(self) -> list[Event]:
         """The stream ended: flush the decoder, resolve every open call. Idempotent."""
@@ -676,7 +701,7 @@ class _StitcherBody:
             if _is_error(payload, event):
                 error = payload.get("error", payload)
                 return [provider_error(error if error is not None else payload)]
-            self._queue.append((payload, event))
+            self._queue = _added(self._queue, (payload, event))
             if len(self._queue) > MAX_UNDETECTED_EVENTS:
                 raise StreamDecodeError(
                     f"cannot tell the stream format: the first {len(self._queue)} events "
@@ -686,7 +711,7 @@ class _StitcherBody:
         adapter = self.adapter = self._adapter(provider)
         self._understood = True
         out: list[Event] = []
-        queued, self._queue = self._queue, []
+        queued, self._queue = self._queue, ()
         for item, name in queued:
             self._drive(adapter.feed(item, event=name), out)
         self._drive(adapter.feed(payload, event=event), out)
@@ -745,22 +770,22 @@ class _StitcherBody:
         self._usage.update(event.usage)
 
     def _note_warning(self, event: CallWarning | StreamWarning) -> None:
-        self._warnings.append(event)
+        self._warnings = _added(self._warnings, event)
 
     def _note_discarded(self, event: CallDiscarded) -> None:
-        self._discarded.append(event)
+        self._discarded = _added(self._discarded, event)
         # Never a call: its place among the calls is not needed (its part stays).
         if self._order.pop(event.index, None) is None:  # discarded before it started
             self._place(event.index)
 
     def _note_refusal(self, event: RefusalDelta) -> None:
-        self._refusal.append(event.text)
+        self._refusal = _added(self._refusal, event.text)
 
     def _note_server(self, event: ServerToolCall) -> None:
-        self._server.append(event)
+        self._server = _added(self._server, event)
 
     def _note_custom(self, event: CustomToolCall) -> None:
-        self._custom.append(event)
+        self._custom = _added(self._custom, event)
 
     def _note_failed(self, event: StreamFailed) -> None:
         self._errors += 1
@@ -823,7 +848,11 @@ def _native_stitcher(native: Any) -> type[_StitcherBody]:
     fast path") under the same Python body. Its ``feed`` is C for the commonest event of a
     content-block stream (the adapter's C shortcut, straight to the native assembler); what
     C does not take goes to the Python method."""
-    native.configure_event_path(python_feed=_StitcherBody.feed, assembler_class=Assembler)
+    native.configure_event_path(
+        python_feed=_StitcherBody.feed,
+        declined_feed=_StitcherBody._declined,
+        assembler_class=Assembler,
+    )
 
     class _NativeStitcher(native.StitcherBase, _StitcherBody):  # type: ignore[misc]
         _assembler_class = Assembler
