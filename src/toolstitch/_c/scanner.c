@@ -619,7 +619,7 @@ static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     static char *keywords[] = {"max_depth", "max_number_digits", "fallback", "text", NULL};
     Py_ssize_t max_depth = -1, max_digits = -1;
     PyObject *fallback = NULL, *text = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$nnOO:Scanner", keywords, &max_depth,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|nnOO:Scanner", keywords, &max_depth,
                                      &max_digits, &fallback, &text)) {
         return NULL;
     }
@@ -829,7 +829,7 @@ static PyGetSetDef scanner_getset[] = {
 };
 
 static PyType_Slot scanner_slots[] = {
-    {Py_tp_doc, "Scanner(*, max_depth, max_number_digits, fallback, text): the native "
+    {Py_tp_doc, "Scanner(max_depth, max_number_digits, fallback, text): the native "
                 "ArgumentsTokenizer for the common case (docs/native.md)."},
     {Py_tp_new, scanner_new},
     {Py_tp_dealloc, scanner_dealloc},
