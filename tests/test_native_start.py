@@ -1,5 +1,6 @@
-"""The native assembler's start path and first fragment (docs/native.md, "The start path")
-against the pure-Python reference.
+"""The native assembler's start path and first fragment (docs/native.md, "The start path"),
+and the native Stitcher's Anthropic block start and message delta in C (docs/native.md, "The
+event fast path"), against the pure-Python reference.
 
 A call's first delta with its id and whole name and no arguments text starts the call in C,
 and the call's first fragment after it moves it to ``accumulating-args`` in C; everything
@@ -21,9 +22,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import PROPERTY_SETTINGS
-from toolstitch import NATIVE, ArgumentsDelta, Assembler, Limits
+from toolstitch import NATIVE, ArgumentsDelta, Assembler, Limits, Usage
+from toolstitch.adapters.anthropic import AnthropicAdapter
 from toolstitch.core.assembler import _AssemblerBody
-from toolstitch.testing import PythonAssembler
+from toolstitch.stitch.stitcher import Stitcher
+from toolstitch.testing import PythonAssembler, PythonStitcher
 
 pytestmark = pytest.mark.skipif(not NATIVE, reason="the C extension is not active")
 
@@ -181,3 +184,126 @@ def test_a_typed_first_fragment_goes_to_python(monkeypatch: pytest.MonkeyPatch) 
     asm.feed({"index": 0, "type": "function", "function": {"arguments": "{"}})
     assert applied == [1]
     assert asm._calls[0].type == "function"
+
+
+# -- the Anthropic block start and message delta in C (docs/native.md, "The event fast path") --
+
+
+class _Text(str):
+    """A str subclass: its comparisons are its own, so C leaves it to Python."""
+
+
+_block_ids = st.sampled_from(["toolu_1", "toolu_2", "", None, 7, _Text("toolu_3")])
+_block_names = st.sampled_from(["get", "", None, _Text("get")])
+_block_kinds = st.sampled_from(["tool_use", "tool_use", "server_tool_use", "text", "thinking", 3])
+_extras: st.SearchStrategy[dict[str, Any]] = st.sampled_from(
+    [{}, {}, {"caller": {"type": "direct"}}, {"caller": None}, {"input": {"a": 1}}]
+)
+_reasons = st.sampled_from(["tool_use", "end_turn", "", None, 5, _Text("tool_use")])
+_usages = st.sampled_from([None, {}, {"output_tokens": 3}, [("output_tokens", 3)]])
+
+
+@st.composite
+def anthropic_events(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """message_start, then block starts (plain or near misses), fragments, stops and message
+    deltas in any order; a second message_start now and then (block indexes reused)."""
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": {"usage": {"in": 1}}}]
+    for _ in range(draw(st.integers(1, 6))):
+        what = draw(st.sampled_from(["start", "start", "fragment", "stop", "finish", "message"]))
+        index = draw(st.sampled_from([0, 1, 2, -1, True]))
+        if what == "start":
+            block: dict[str, Any] = {"type": draw(_block_kinds), **draw(_extras)}
+            for key, value in (("id", draw(_block_ids)), ("name", draw(_block_names))):
+                if value is not None:
+                    block[key] = value
+            events.append({"type": "content_block_start", "index": index, "content_block": block})
+        elif what == "fragment":
+            delta = {"type": "input_json_delta", "partial_json": draw(st.sampled_from(["{", "}"]))}
+            events.append({"type": "content_block_delta", "index": index, "delta": delta})
+        elif what == "stop":
+            events.append({"type": "content_block_stop", "index": index})
+        elif what == "finish":
+            event: dict[str, Any] = {"type": "message_delta"}
+            reason = draw(_reasons)
+            if reason is not None or draw(st.booleans()):
+                event["delta"] = {"stop_reason": reason} if draw(st.booleans()) else reason
+            usage = draw(_usages)
+            if usage is not None or draw(st.booleans()):
+                event["usage"] = usage
+            events.append(event)
+        else:
+            events.append({"type": "message_start", "message": {}})
+    return events
+
+
+def _stitched(cls: Any, events: list[dict[str, Any]]) -> list[Any]:
+    stitcher = cls(provider="anthropic")
+    out: list[Any] = []
+    for event in events:
+        try:
+            out.append(stitcher.feed(event))
+        except Exception as exc:  # the same error on both paths, compared
+            out.append((type(exc), str(exc)))
+        adapter = stitcher.adapter
+        assert isinstance(adapter, AnthropicAdapter)
+        blocks = {
+            i: (b.kind, b.id, b.name, b.client, b.core, b.streamed, b.input)
+            for i, b in adapter._blocks.items()
+        }
+        out.append((blocks, sorted(adapter._ids), sorted(adapter._cores), stitcher.events_read))
+        out.append(_state(stitcher.assembler))
+    out.append(stitcher.close())
+    out.append(stitcher.result)
+    return out
+
+
+@FAST
+@given(anthropic_events())
+def test_block_events_agree_with_python(events: list[dict[str, Any]]) -> None:
+    assert _stitched(Stitcher, events) == _stitched(PythonStitcher, events)
+
+
+def test_plain_block_events_are_taken_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    read = AnthropicAdapter._feed_declined
+    seen: list[object] = []
+
+    def counted(self: Any, payload: Any, event: Any) -> Any:
+        seen.append(payload.get("type"))
+        return read(self, payload, event)
+
+    monkeypatch.setattr(AnthropicAdapter, "_feed_declined", counted)
+    stitcher = Stitcher(provider="anthropic")
+    block = {"type": "tool_use", "id": "toolu_1", "name": "get", "input": {}}
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {"usage": {"input_tokens": 5}}},
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"a": 1}'},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use"},
+            "usage": {"output_tokens": 9},
+        },
+        {"type": "message_stop"},
+    ]
+    fed = [e for event in events for e in stitcher.feed(event)]
+    out = [type(e).__name__ for e in fed]
+    usage = fed[-1]
+    assert isinstance(usage, Usage)
+    assert usage.usage == events[4]["usage"]
+    assert usage.usage is not events[4]["usage"]  # a copy, as usage_event(dict(usage))
+    assert out == ["Usage", "CallStarted", "ArgumentsDelta", "CallReady", "FinishReason", "Usage"]
+    assert seen == ["message_start"]  # the first event confirms the provider, in Python
+    result = stitcher.result
+    assert (result.finish_reason, result.usage) == (
+        "tool_use",
+        {"input_tokens": 5, "output_tokens": 9},
+    )
+    adapter = stitcher.adapter
+    assert isinstance(adapter, AnthropicAdapter)
+    assert adapter._blocks[0].core == 0
+    assert adapter._ids == {"toolu_1"}

@@ -429,6 +429,249 @@ static PyType_Spec reader_spec = {
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, reader_slots,
 };
 
+/* -- the protocol's block starts and message deltas --------------------------------------
+ *
+ * Besides the fragments, two events of every call-making message go the same way in C when
+ * they are plain (configure_block_events() hands over the adapter module's names and its
+ * event makers, once):
+ *
+ * - the `content_block_start` of a `tool_use` block (CLIENT_BLOCKS) with an exact int index
+ *   not yet a call's (`_cores`), exact non-empty str id and name and no `caller`:
+ *   AnthropicAdapter._start / _tool_block / _core_index for that case (the block's state made
+ *   by its own class, kept in `_blocks`, the id in `_ids` while there is room, the index in
+ *   `_cores`), then the call's start fed to the assembler (ts_feed_start: its C start path);
+ * - a `message_delta` whose `delta` and `usage` are exact dicts (or absent): its
+ *   FinishReason (an exact non-empty str `stop_reason`) and Usage (a non-empty `usage`, copied),
+ *   made by the adapter's own makers (adapters._base.finish_event, usage_event).
+ *
+ * The Stitcher's notes are then taken by its Python `_observe`, as for any event. Anything
+ * else - another block, an odd or absent field, a str subclass, an index already used, an
+ * adapter subclass - is read by the adapter's Python method, with nothing changed here. */
+
+typedef struct {
+    int configured;
+    PyObject *start_type, *finish_type; /* the two event types */
+    PyObject *client_types;             /* frozenset: the block types of a client's call */
+    PyObject *finish, *usage;           /* the adapter's makers of FinishReason and Usage */
+    PyObject *ids_slot, *cores_slot;    /* the adapter's `_ids` and `_cores` slots */
+    descrgetfunc ids_get, cores_get;
+    descrsetfunc core_set;              /* the block state's `core` __set__ */
+    PyObject *s_block, *s_id, *s_name, *s_input, *s_caller, *s_reason, *s_usage, *s_limits,
+        *s_max_calls;
+} BlockEvents;
+
+static BlockEvents blk;
+
+enum { READ_START = 4, READ_ITEMS = 5 };
+
+/* `payload.get(key)` of an exact dict, borrowed (NULL: absent, or an exception is set). */
+static PyObject *field(PyObject *mapping, PyObject *key) {
+    return PyDict_GetItemWithError(mapping, key);
+}
+
+/* `index < 0` for an exact int. */
+static int is_negative_int(PyObject *index) {
+    int overflow = 0;
+    long long number = PyLong_AsLongLongAndOverflow(index, &overflow);
+    return overflow < 0 || (overflow == 0 && number < 0);
+}
+
+/* What `_str(value)` keeps: 1 an exact non-empty str; 0 none (absent, None, another type, "");
+ * -1 a str subclass, which Python judges. */
+static int plain_text(PyObject *value) {
+    if (value == NULL || !PyUnicode_Check(value)) {
+        return 0;
+    }
+    if (!PyUnicode_CheckExact(value)) {
+        return -1;
+    }
+    return PyUnicode_GetLength(value) > 0;
+}
+
+/* The stop reason (borrowed; NULL: none) and usage (borrowed; NULL: none) of a plain
+ * message_delta: 1; 0 not plain (`mapping()` of another type, a str subclass: Python's); -1. */
+static int finish_fields(PyObject *payload, PyObject **reason, PyObject **usage) {
+    PyObject *delta = field(payload, ev.s_delta);
+    *usage = delta == NULL && PyErr_Occurred() ? NULL : field(payload, blk.s_usage);
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    delta = delta == Py_None ? NULL : delta;
+    *usage = *usage == Py_None ? NULL : *usage;
+    if ((delta != NULL && !PyDict_CheckExact(delta)) ||
+        (*usage != NULL && !PyDict_CheckExact(*usage))) {
+        return 0;
+    }
+    *reason = delta == NULL ? NULL : field(delta, blk.s_reason);
+    int finished = PyErr_Occurred() ? -2 : plain_text(*reason);
+    if (finished < 0) {
+        return finished == -2 ? -1 : 0;
+    }
+    *reason = finished ? *reason : NULL;
+    return 1;
+}
+
+/* `items.append(maker(value))`: 0 or -1. */
+static int append_made(PyObject *items, PyObject *maker, PyObject *value) {
+    PyObject *event = PyObject_CallFunctionObjArgs(maker, value, NULL);
+    int appended = event == NULL ? -1 : PyList_Append(items, event);
+    Py_XDECREF(event);
+    return appended;
+}
+
+/* The message_delta branch of _feed_declined: READ_ITEMS with *items (a new list), READ_NONE
+ * (nothing done), or -1. */
+static int read_finish(PyObject *payload, PyObject **items) {
+    PyObject *reason = NULL, *usage = NULL;
+    int plain = finish_fields(payload, &reason, &usage);
+    if (plain != 1) {
+        return plain < 0 ? -1 : READ_NONE;
+    }
+    if ((*items = PyList_New(0)) == NULL) {
+        return -1;
+    }
+    int ok = reason == NULL || append_made(*items, blk.finish, reason) == 0;
+    if (ok && usage != NULL && PyDict_Size(usage) > 0) {
+        PyObject *copy = PyDict_Copy(usage); /* usage_event(dict(usage)) */
+        ok = copy != NULL && append_made(*items, blk.usage, copy) == 0;
+        Py_XDECREF(copy);
+    }
+    if (!ok) {
+        Py_CLEAR(*items);
+        return -1;
+    }
+    return READ_ITEMS;
+}
+
+/* The fields of a plain tool_use block start: 1 with the block (borrowed) and its index, id
+ * and name (borrowed); 0 not plain; -1. */
+static int start_fields(ReaderObject *self, PyObject *payload, PyObject **fields) {
+    PyObject *index = field(payload, ev.s_index);
+    PyObject *block = index == NULL ? NULL : field(payload, blk.s_block);
+    if (block == NULL || !PyLong_CheckExact(index) || !PyDict_CheckExact(block) ||
+        !Py_IS_TYPE(self->adapter, (PyTypeObject *)self->adapter_type)) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    PyObject *kind = field(block, ev.s_type);
+    if (kind == NULL || !PyUnicode_CheckExact(kind)) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    int client = PySet_Contains(blk.client_types, kind);
+    PyObject *call_id = client == 1 ? field(block, blk.s_id) : NULL;
+    PyObject *name = call_id == NULL ? NULL : field(block, blk.s_name);
+    PyObject *caller = name == NULL ? NULL : field(block, blk.s_caller);
+    if (client < 0 || PyErr_Occurred()) {
+        return -1;
+    }
+    if (client == 0 || plain_text(call_id) != 1 || plain_text(name) != 1 ||
+        (caller != NULL && caller != Py_None)) {
+        return 0;
+    }
+    fields[0] = block, fields[1] = index, fields[2] = call_id, fields[3] = name, fields[4] = kind;
+    return 1;
+}
+
+/* len(self._ids) < self.records.limits.max_calls: 1, 0 or -1. */
+static int id_room(ReaderObject *self, PyObject *ids) {
+    PyObject *records = PyObject_GetAttr(self->adapter, ev.s_records);
+    PyObject *limits = records == NULL ? NULL : PyObject_GetAttr(records, blk.s_limits);
+    PyObject *bound = limits == NULL ? NULL : PyObject_GetAttr(limits, blk.s_max_calls);
+    Py_XDECREF(records);
+    Py_XDECREF(limits);
+    if (bound == NULL) {
+        return -1;
+    }
+    PyObject *count = PyLong_FromSsize_t(PySet_Size(ids));
+    int room = count == NULL ? -1 : PyObject_RichCompareBool(count, bound, Py_LT);
+    Py_XDECREF(count);
+    Py_DECREF(bound);
+    return room;
+}
+
+/* The adapter's `_ids` and `_cores` (new references) when both are exact sets and the index
+ * is not a call's yet: 1; 0 (Python decides: the index is taken, the quirk is its); -1. */
+static int start_sets(ReaderObject *self, PyObject *index, PyObject **sets) {
+    PyObject *adapter = self->adapter, *type = self->adapter_type;
+    sets[0] = blk.ids_get(blk.ids_slot, adapter, type);
+    sets[1] = sets[0] == NULL ? NULL : blk.cores_get(blk.cores_slot, adapter, type);
+    if (sets[1] == NULL) {
+        return -1;
+    }
+    if (!PySet_CheckExact(sets[0]) || !PySet_CheckExact(sets[1]) || is_negative_int(index)) {
+        return 0;
+    }
+    int taken = PySet_Contains(sets[1], index);
+    return taken < 0 ? -1 : !taken;
+}
+
+/* _tool_block for a plain start (fields: block, index, id, name, kind): the block's state
+ * made, then kept. 1, 0 (nothing done) or -1. */
+static int start_block(ReaderObject *self, PyObject *const *fields) {
+    PyObject *sets[2] = {NULL, NULL}, *blocks = NULL, *state = NULL;
+    int done = start_sets(self, fields[1], sets);
+    int room = done == 1 ? id_room(self, sets[0]) : 0;
+    if (room >= 0 && done == 1) {
+        PyObject *input = field(fields[0], blk.s_input);
+        state = PyErr_Occurred() ? NULL
+                                 : PyObject_CallFunctionObjArgs(self->block_type, fields[4],
+                                                                fields[2], fields[3],
+                                                                input == NULL ? Py_None : input,
+                                                                NULL);
+        blocks = state == NULL ? NULL
+                               : self->blocks_get(self->blocks_slot, self->adapter,
+                                                  self->adapter_type);
+        done = blocks == NULL ? -1 : (PyDict_CheckExact(blocks) ? 1 : 0);
+    } else if (room < 0) {
+        done = -1;
+    }
+    if (done == 1) { /* the changes, in _tool_block's and _core_index's order */
+        done = (room == 0 || PySet_Add(sets[0], fields[2]) == 0) &&
+                       PyDict_SetItem(blocks, fields[1], state) == 0 &&
+                       blk.core_set(self->core_slot, state, fields[1]) == 0 &&
+                       PySet_Add(sets[1], fields[1]) == 0
+                   ? 1
+                   : -1;
+    }
+    Py_XDECREF(sets[0]);
+    Py_XDECREF(sets[1]);
+    Py_XDECREF(blocks);
+    Py_XDECREF(state);
+    return done;
+}
+
+/* The two events above, for an event the reader declined: READ_START (a call's block started:
+ * *start holds its core index, id and name, new references), READ_ITEMS (*items), READ_NONE
+ * (nothing done) or -1. */
+static int read_protocol(ReaderObject *self, PyObject *payload, PyObject **start,
+                         PyObject **items) {
+    if (!blk.configured) {
+        return READ_NONE;
+    }
+    PyObject *kind = field(payload, ev.s_type);
+    if (kind == NULL || !PyUnicode_CheckExact(kind)) {
+        return PyErr_Occurred() ? -1 : READ_NONE;
+    }
+    int same = same_text(kind, blk.finish_type);
+    if (same != READ_NONE) {
+        return same == READ_TAKEN ? read_finish(payload, items) : -1;
+    }
+    if ((same = same_text(kind, blk.start_type)) != READ_TAKEN) {
+        return same < 0 ? -1 : READ_NONE;
+    }
+    PyObject *fields[5];
+    int plain = start_fields(self, payload, fields);
+    if (plain == 1) {
+        plain = start_block(self, fields);
+    }
+    if (plain != 1) {
+        return plain < 0 ? -1 : READ_NONE;
+    }
+    for (int i = 0; i < 3; i++) {
+        start[i] = Py_NewRef(fields[i + 1]); /* the core index is the block index here */
+    }
+    return READ_START;
+}
+
 /* -- StitcherBase ---------------------------------------------------------------------------- */
 
 /* The Stitcher's members that the event path reads; the Python body declares them with
@@ -515,6 +758,46 @@ static PyObject *take_fragment(StitcherObject *self, PyObject *core, PyObject *f
     return observed;
 }
 
+/* An event the reader declined: a plain block start or message delta in C (read_protocol),
+ * with the Stitcher's notes taken by its `_observe`; anything else read by the adapter
+ * (`_declined`). */
+static PyObject *protocol_event(StitcherObject *self, ReaderObject *reader, PyObject *data) {
+    PyObject *start[3] = {NULL, NULL, NULL}, *events = NULL;
+    int read = read_protocol(reader, data, start, &events);
+    if (read == READ_NONE) {
+        return PyObject_CallFunctionObjArgs(ev.declined_feed, (PyObject *)self, data, NULL);
+    }
+    if (read < 0) {
+        return NULL;
+    }
+    self->events_read += 1; /* self.events_read += 1 */
+    if (read == READ_START) { /* the assembler's own C feed, as feed_arguments above */
+        PyObject *assembler = self->assembler;
+        if (assembler == NULL) {
+            PyErr_SetString(PyExc_AttributeError, "assembler");
+        } else if ((PyObject *)Py_TYPE(assembler) == ev.assembler_class) {
+            events = ts_feed_start(assembler, start[0], start[1], start[2]);
+        } else {
+            PyObject *function = Py_BuildValue("{sO}", "name", start[2]);
+            PyObject *delta = function == NULL ? NULL
+                                               : Py_BuildValue("{sOsOsO}", "index", start[0], "id",
+                                                               start[1], "function", function);
+            events = delta == NULL ? NULL : PyObject_CallMethod(assembler, "feed", "O", delta);
+            Py_XDECREF(function);
+            Py_XDECREF(delta);
+        }
+        for (int i = 0; i < 3; i++) {
+            Py_DECREF(start[i]);
+        }
+    }
+    if (events == NULL) {
+        return NULL;
+    }
+    PyObject *observed = PyObject_CallMethodObjArgs((PyObject *)self, ev.s_observe, events, NULL);
+    Py_DECREF(events);
+    return observed;
+}
+
 /* Stitcher.feed(data) */
 static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
@@ -542,8 +825,8 @@ static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t n
             ((StitcherObject *)op)->events_read += 1;
             return PyList_New(0);
         }
-        if (read == READ_NONE) { /* declined, having done nothing: the adapter reads it */
-            return PyObject_CallFunctionObjArgs(ev.declined_feed, op, data, NULL);
+        if (read == READ_NONE) { /* declined, having done nothing */
+            return protocol_event((StitcherObject *)op, (ReaderObject *)reader, data);
         }
     }
     return PyObject_CallFunctionObjArgs(ev.python_feed, op, data, NULL);
@@ -601,7 +884,68 @@ static PyObject *configure_event_path(PyObject *module, PyObject *args, PyObject
     Py_RETURN_NONE;
 }
 
+static int block_names(void) {
+    int ok = ts_intern(&blk.s_block, "content_block") == 0 && ts_intern(&blk.s_id, "id") == 0 &&
+             ts_intern(&blk.s_name, "name") == 0 && ts_intern(&blk.s_input, "input") == 0 &&
+             ts_intern(&blk.s_caller, "caller") == 0 &&
+             ts_intern(&blk.s_reason, "stop_reason") == 0 && ts_intern(&blk.s_usage, "usage") == 0 &&
+             ts_intern(&blk.s_limits, "limits") == 0 && ts_intern(&blk.s_max_calls, "max_calls") == 0;
+    return ok ? 0 : -1;
+}
+
+/* The `name` slot of `type` into *slot, with its __get__ in *get. 0 or -1. */
+static int block_slot(PyObject *type, const char *name, PyObject **slot, descrgetfunc *get) {
+    PyObject *key = PyUnicode_InternFromString(name);
+    PyObject *descr = key == NULL ? NULL : ts_slot_of(type, key);
+    Py_XDECREF(key);
+    if (descr == NULL) {
+        return -1;
+    }
+    ts_set_ref(slot, descr);
+    Py_DECREF(descr);
+    *get = (descrgetfunc)PyType_GetSlot(Py_TYPE(*slot), Py_tp_descr_get);
+    return 0;
+}
+
+static PyObject *configure_block_events(PyObject *module, PyObject *args, PyObject *kwargs) {
+    (void)module;
+    static char *kwlist[] = {"start_type", "finish_type", "client_types", "finish",
+                             "usage",      "adapter_type", "block_type",  NULL};
+    PyObject *o[7];
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$UUO!OOO!O!:configure_block_events", kwlist,
+                                     &o[0], &o[1], &PyFrozenSet_Type, &o[2], &o[3], &o[4],
+                                     &PyType_Type, &o[5], &PyType_Type, &o[6])) {
+        return NULL;
+    }
+    if (!PyCallable_Check(o[3]) || !PyCallable_Check(o[4])) {
+        PyErr_SetString(PyExc_TypeError, "finish and usage must be callable");
+        return NULL;
+    }
+    blk.configured = 0;
+    PyObject *core = NULL;
+    descrgetfunc unused;
+    if (block_names() < 0 || block_slot(o[5], "_ids", &blk.ids_slot, &blk.ids_get) < 0 ||
+        block_slot(o[5], "_cores", &blk.cores_slot, &blk.cores_get) < 0 ||
+        block_slot(o[6], "core", &core, &unused) < 0) {
+        Py_XDECREF(core);
+        return NULL;
+    }
+    blk.core_set = (descrsetfunc)PyType_GetSlot(Py_TYPE(core), Py_tp_descr_set);
+    Py_DECREF(core);
+    ts_set_ref(&blk.start_type, o[0]);
+    ts_set_ref(&blk.finish_type, o[1]);
+    ts_set_ref(&blk.client_types, o[2]);
+    ts_set_ref(&blk.finish, o[3]);
+    ts_set_ref(&blk.usage, o[4]);
+    blk.configured = 1;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef event_functions[] = {
+    {"configure_block_events", (PyCFunction)(void (*)(void))configure_block_events,
+     METH_VARARGS | METH_KEYWORDS,
+     "Hand the event path the block start's and the message delta's names and makers "
+     "(adapters/anthropic.py calls it once)."},
     {"configure_event_path", (PyCFunction)(void (*)(void))configure_event_path,
      METH_VARARGS | METH_KEYWORDS,
      "Hand the event fast path the Python Stitcher.feed and the native Assembler "

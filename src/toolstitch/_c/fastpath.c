@@ -1527,6 +1527,25 @@ PyObject *ts_feed_arguments(PyObject *assembler, PyObject *index, PyObject *frag
     return PyObject_CallMethodObjArgs(assembler, fast.s_feed_arguments, index, fragment, NULL);
 }
 
+/* feed({"index": index, "id": call_id, "function": {"name": name}}) of `assembler` (fastpath.h). */
+PyObject *ts_feed_start(PyObject *assembler, PyObject *index, PyObject *call_id, PyObject *name) {
+    if (fast.join_every > 0 && PyObject_TypeCheck(assembler, fast.assembler_type) &&
+        PyLong_CheckExact(index) && !is_negative(index) && PyUnicode_CheckExact(call_id) &&
+        PyUnicode_CheckExact(name)) {
+        Fields f = {index, call_id, Py_None, name, Py_None}; /* borrowed: the caller's */
+        return apply_fields((AsmObject *)assembler, &f);
+    }
+    PyObject *function = Py_BuildValue("{sO}", "name", name);
+    PyObject *delta = function == NULL ? NULL
+                                       : Py_BuildValue("{sOsOsO}", "index", index, "id", call_id,
+                                                       "function", function);
+    PyObject *events = delta == NULL ? NULL
+                                     : PyObject_CallMethod(assembler, "feed", "O", delta);
+    Py_XDECREF(function);
+    Py_XDECREF(delta);
+    return events;
+}
+
 int ts_is_arguments_delta(PyObject *event) {
     return fast.arguments_delta != NULL && Py_IS_TYPE(event, fast.arguments_delta);
 }

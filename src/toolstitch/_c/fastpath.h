@@ -21,6 +21,13 @@ int ts_fastpath_init(PyObject *module);
  * with an exception set. (Callers make sure that no subclass overrides the method.) */
 PyObject *ts_feed_arguments(PyObject *assembler, PyObject *index, PyObject *fragment);
 
+/* AssemblerBase.feed({"index": index, "id": call_id, "function": {"name": name}}) on
+ * `assembler`, called from C: the C paths (the start path first) when `assembler` is an
+ * AssemblerBase (configured), `index` an exact int >= 0 and `call_id` and `name` exact str;
+ * otherwise the method `feed` of the object with that dict. The events, or NULL with an
+ * exception set. (Callers make sure that no subclass overrides the method.) */
+PyObject *ts_feed_start(PyObject *assembler, PyObject *index, PyObject *call_id, PyObject *name);
+
 /* 1 if `event` is exactly an ArgumentsDelta (once configured), else 0. */
 int ts_is_arguments_delta(PyObject *event);
 

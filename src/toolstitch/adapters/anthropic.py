@@ -114,11 +114,14 @@ KNOWN_DELTAS: Final = frozenset(
 
 #: Block types that Anthropic executes itself.
 SERVER_BLOCKS = frozenset({"server_tool_use", "mcp_tool_use"})
-CLIENT_BLOCKS = frozenset({"tool_use"})
+CLIENT_BLOCKS: Final = frozenset({"tool_use"})
 #: A block's delta event, the delta type of a tool block's arguments and the key of its text.
 DELTA_EVENT: Final = "content_block_delta"
 #: A block's end.
 STOP_EVENT: Final = "content_block_stop"
+#: A block's start, and the message's end (its stop reason and usage).
+START_EVENT: Final = "content_block_start"
+FINISH_EVENT: Final = "message_delta"
 ARGUMENTS_DELTA: Final = "input_json_delta"
 ARGUMENTS_KEY: Final = "partial_json"
 REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
@@ -161,9 +164,9 @@ def _str(value: object) -> str | None:
 class AnthropicAdapter(Adapter):
     """Adapter for Anthropic Messages streams (``provider="anthropic"``)."""
 
-    # Slots, which the C form of ``_fragment`` reads through their descriptors (the rest of
-    # the adapter's state stays in its ``__dict__``).
-    __slots__ = ("_blocks", "_thinking")
+    # Slots, which the C forms of ``_fragment`` and of a plain tool block's start read through
+    # their descriptors (the rest of the adapter's state stays in its ``__dict__``).
+    __slots__ = ("_blocks", "_cores", "_ids", "_thinking")
     name = "anthropic"
 
     def __init__(self, *, choice: int = 0, records: CallRecords | None = None) -> None:
@@ -189,11 +192,11 @@ class AnthropicAdapter(Adapter):
         out: list[Item] = []
         if kind == DELTA_EVENT:
             self._delta(payload, out)
-        elif kind == "content_block_start":
+        elif kind == START_EVENT:
             self._start(payload, out)
         elif kind == STOP_EVENT:
             self._stop(payload, out)
-        elif kind == "message_delta":
+        elif kind == FINISH_EVENT:
             delta = mapping(payload.get("delta"))
             reason = delta.get("stop_reason")
             if isinstance(reason, str) and reason:
@@ -562,3 +565,15 @@ _READER: Any = (
         block_type=_Block,
     )
 )
+if extension is not None:
+    # The native Stitcher reads a plain tool block's start and a message delta in C too, with
+    # this module's names and makers (docs/native.md, "The event fast path").
+    extension.configure_block_events(
+        start_type=START_EVENT,
+        finish_type=FINISH_EVENT,
+        client_types=CLIENT_BLOCKS,
+        finish=finish_event,
+        usage=usage_event,
+        adapter_type=AnthropicAdapter,
+        block_type=_Block,
+    )
