@@ -729,6 +729,7 @@ typedef struct {
     PyObject *scan_once;          /* lexicon.scan_value: (text, start) -> (value, end) */
     PyObject *default_type;       /* the type of a call that named none */
     PyObject *is_ready;           /* core.machine.is_ready: the readiness rule */
+    int verdicts[8];              /* its answers (rule_verdict) */
     PyObject *named;              /* CallState.ACCUMULATING_NAME */
     PyObject *named_then;         /* where a call in it goes with its first fragment */
 } ReadyState;
@@ -928,22 +929,36 @@ static PyObject *load_whole(PyObject *arguments) {
     return value;
 }
 
-/* core.machine.is_ready(True, bool(name), id is not None): the readiness rule, asked, not
- * restated. 1, 0 or -1. */
+/* core.machine.is_ready(closed, named, has_id): the readiness rule, asked, not restated. It
+ * is a function of three booleans: configure_ready_path() asks it all eight questions once
+ * and keeps the answers (ready.verdicts, indexed closed*4 + named*2 + has_id). 1 or 0. */
+static int rule_verdict(int closed, int named, int has_id) {
+    return ready.verdicts[(closed ? 4 : 0) + (named ? 2 : 0) + (has_id ? 1 : 0)];
+}
+
+/* is_ready(True, bool(name), id is not None). 1, 0 or -1. */
 static int rule_says_ready(PyObject *name, PyObject *id) {
     int named = PyObject_IsTrue(name);
     if (named < 0) {
         return -1;
     }
-    PyObject *verdict = PyObject_CallFunctionObjArgs(ready.is_ready, Py_True,
-                                                     named ? Py_True : Py_False,
-                                                     id != Py_None ? Py_True : Py_False, NULL);
-    if (verdict == NULL) {
-        return -1;
+    return rule_verdict(1, named, id != Py_None);
+}
+
+/* The eight answers of is_ready into ready.verdicts: 0 or -1. */
+static int ask_the_rule(PyObject *is_ready) {
+    for (int question = 0; question < 8; question++) {
+        PyObject *verdict = PyObject_CallFunctionObjArgs(
+            is_ready, question & 4 ? Py_True : Py_False, question & 2 ? Py_True : Py_False,
+            question & 1 ? Py_True : Py_False, NULL);
+        int answer = verdict == NULL ? -1 : PyObject_IsTrue(verdict);
+        Py_XDECREF(verdict);
+        if (answer < 0) {
+            return -1;
+        }
+        ready.verdicts[question] = answer;
     }
-    int ready_now = PyObject_IsTrue(verdict);
-    Py_DECREF(verdict);
-    return ready_now;
+    return 0;
 }
 
 /* Whether C may build the call's ToolCall itself: the rule says ready, and what it is built
@@ -1242,12 +1257,8 @@ static PyObject *new_record(AsmObject *self, PyObject *index, PyObject *limits) 
 enum { BORN_CALL, BORN_EVENTS, BORN_OPEN, BORN };
 
 static int start_prepare(AsmObject *self, const Fields *f, PyObject *limits, PyObject **made) {
-    PyObject *verdict =
-        PyObject_CallFunctionObjArgs(ready.is_ready, Py_False, Py_True, Py_True, NULL);
-    int ready_now = verdict == NULL ? -1 : PyObject_IsTrue(verdict);
-    Py_XDECREF(verdict);
-    if (ready_now != 0) {
-        return ready_now < 0 ? -1 : 0; /* an open call the rule calls ready: not for C */
+    if (rule_verdict(0, 1, 1)) {
+        return 0; /* an open call the rule calls ready: not for C */
     }
     PyObject *open = slot_get(&ready.assembler[ASM_OPEN], (PyObject *)self);
     if (open == NULL) {
@@ -1646,6 +1657,9 @@ static PyObject *configure_ready_path(PyObject *module, PyObject *args, PyObject
     ts_set_ref(&ready.scan_once, o[5]);
     ts_set_ref(&ready.default_type, o[6]);
     ts_set_ref(&ready.is_ready, o[7]);
+    if (ask_the_rule(o[7]) < 0) {
+        return NULL;
+    }
     ts_set_ref(&ready.named, PyTuple_GetItem(first_moves, 0));
     ts_set_ref(&ready.named_then, PyTuple_GetItem(first_moves, 1));
     ready.configured = 1;

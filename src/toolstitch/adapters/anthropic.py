@@ -127,6 +127,10 @@ ARGUMENTS_KEY: Final = "partial_json"
 REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 
 
+#: The end of the response, as ``close`` gives it (frozen: one is enough).
+_FINISH: Final = Finish()
+
+
 class _Block:
     __slots__ = ("client", "core", "id", "input", "kind", "name", "streamed")
 
@@ -178,6 +182,7 @@ class AnthropicAdapter(Adapter):
         self._messages = 0  # message_start events seen
         # Unknown event / delta types, reported once each; made when the first one comes.
         self._unknown: UnknownKinds | None = None
+        self._server_blocks = False  # a server tool block has started (close ends them)
         self._ids: set[str] = set()  # ids of the tool blocks seen (at most max_calls)
 
     def _feed(self, payload: Mapping[str, Any], event: str | None) -> list[Item]:
@@ -423,6 +428,7 @@ class AnthropicAdapter(Adapter):
         warnings: list[Item] = []
         self._core_index(index, state, warnings)
         if not state.client:
+            self._server_blocks = True
             out.append(ServerDelta(Delta(index=state.core, id=block_id, name=name)))
             return
         # The call's start in the wire shape, which the core reads as it reads a ``Delta``
@@ -538,8 +544,11 @@ class AnthropicAdapter(Adapter):
 
     def close(self) -> list[Item]:
         out: list[Item] = []
-        self._flush_thinking(out)  # reasoning blocks cut off by the end of the stream
-        out.append(Finish())
+        if self._thinking:
+            self._flush_thinking(out)  # reasoning blocks cut off by the end of the stream
+        out.append(_FINISH)
+        if not self._server_blocks:
+            return out
         servers = self._servers + [b for _, b in sorted(self._blocks.items())]
         for state in servers:
             if state.kind in SERVER_BLOCKS:

@@ -565,6 +565,8 @@ class _AssemblerBody:
         ``TruncatedArguments``. A complete call without an id gets a generated one.
         """
         events: list[Event] = []
+        if not self._open:  # every call has ended already: nothing to resolve
+            return events
         for index in sorted(self._calls):
             self._resolve(self._calls[index], events)
         return events
