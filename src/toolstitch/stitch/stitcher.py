@@ -444,10 +444,7 @@ class _StitcherBody:
         if self._closed:
             raise RuntimeError("Stitcher.feed() called after close()")
         if type(data) is dict and self._mode != "bytes":
-            # A plain dict: no SDK wrapper to unwrap, nothing to convert.
-            self._mode = "events"
-            self.events_read += 1
-            return self._observe(self._payload(data, None))
+            return self._plain(data)
         if isinstance(data, (bytes, bytearray, memoryview, str)):
             self._set_mode("bytes")
             chunk = data.encode() if isinstance(data, str) else bytes(data)
@@ -465,6 +462,19 @@ class _StitcherBody:
             )
         self.events_read += 1
         return self._observe(self._payload(payload, None))
+
+    def _plain(self, data: dict[str, Any]) -> list[Event]:
+        """``feed(data)`` for a plain dict (no SDK wrapper to unwrap, nothing to convert)
+        before the direct reading is set up."""
+        self._mode = "events"
+        self.events_read += 1
+        adapter = self.adapter
+        if adapter is not None and not self._verified:
+            self._verify(adapter, data, None)
+            if self._direct is not None:  # confirmed: read as every later plain dict is
+                self.events_read -= 1  # (``feed`` counts it)
+                return self.feed(data)
+        return self._observe(self._payload(data, None))
 
     def _declined(self, data: dict[str, Any]) -> list[Event]:
         """``feed(data)`` for a plain dict that ``_fragment`` (set, with ``_direct``) has just
@@ -679,22 +689,7 @@ class _StitcherBody:
     def _payload(self, payload: Mapping[str, Any], event: str | None) -> list[Event]:
         if self.adapter is not None:
             if not self._verified:
-                found = detect(payload, event)
-                if found is not None:
-                    self._verified = self._understood = True
-                    if found != self.adapter.name:
-                        self._mismatch = True
-                        raise StreamDecodeError(
-                            f"the stream is {found}, not {self.adapter.name} "
-                            f"(event {self.events_read})"
-                        )
-                    if self._mode == "events":
-                        # A plain dict needs no conversion: the adapter's own reader takes it.
-                        self._direct = self.adapter._feed
-                        if self._wrappers is None:  # the wrapper rule sees every item
-                            self._fragment = self._shortcut(self.adapter)
-                            if self._fragment is not None:  # ``feed`` asks it first
-                                self._direct = self.adapter._feed_declined
+                self._verify(self.adapter, payload, event)
             return self._events(self.adapter.feed(payload, event=event))
         provider = detect(payload, event)
         if provider is None:
@@ -716,6 +711,26 @@ class _StitcherBody:
             self._drive(adapter.feed(item, event=name), out)
         self._drive(adapter.feed(payload, event=event), out)
         return out
+
+    def _verify(self, adapter: Adapter, payload: Mapping[str, Any], event: str | None) -> None:
+        """Confirm the named provider by an event that names one (``StreamDecodeError`` if it
+        names another); then, for events, set up the direct reading of plain dicts."""
+        found = detect(payload, event)
+        if found is None:
+            return
+        self._verified = self._understood = True
+        if found != adapter.name:
+            self._mismatch = True
+            raise StreamDecodeError(
+                f"the stream is {found}, not {adapter.name} (event {self.events_read})"
+            )
+        if self._mode == "events":
+            # A plain dict needs no conversion: the adapter's own reader takes it.
+            self._direct = adapter._feed
+            if self._wrappers is None:  # the wrapper rule sees every item
+                self._fragment = self._shortcut(adapter)
+                if self._fragment is not None:  # ``feed`` asks it first
+                    self._direct = adapter._feed_declined
 
     def _adapter(self, provider: str) -> Adapter:
         records = self.assembler if self._wrappers is None else self._wrappers.records
