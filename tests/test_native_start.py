@@ -22,7 +22,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import PROPERTY_SETTINGS
-from toolstitch import NATIVE, ArgumentsDelta, Assembler, Limits, Usage
+from toolstitch import (
+    NATIVE,
+    ArgumentsDelta,
+    Assembler,
+    FinishReason,
+    Limits,
+    ProviderQuirk,
+    StreamWarning,
+    TextDelta,
+    Usage,
+)
 from toolstitch.adapters.anthropic import AnthropicAdapter
 from toolstitch.core.assembler import _AssemblerBody
 from toolstitch.stitch.stitcher import Stitcher
@@ -199,15 +209,31 @@ _block_kinds = st.sampled_from(["tool_use", "tool_use", "server_tool_use", "text
 _extras: st.SearchStrategy[dict[str, Any]] = st.sampled_from(
     [{}, {}, {"caller": {"type": "direct"}}, {"caller": None}, {"input": {"a": 1}}]
 )
+_whole = {"type": "tool_use", "id": "toolu_9", "name": "get", "input": {"a": 1}}
+_messages: st.SearchStrategy[object] = st.sampled_from(
+    [
+        {"usage": {"input_tokens": 1}},
+        {"usage": {"input_tokens": 1}, "content": []},
+        {"usage": {}, "content": None},
+        {"usage": None},
+        {"usage": [("input_tokens", 1)]},
+        {"content": [_whole]},
+        {"content": ()},
+        {},
+        None,
+        [],
+    ]
+)
 _reasons = st.sampled_from(["tool_use", "end_turn", "", None, 5, _Text("tool_use")])
 _usages = st.sampled_from([None, {}, {"output_tokens": 3}, [("output_tokens", 3)]])
 
 
 @st.composite
 def anthropic_events(draw: st.DrawFn) -> list[dict[str, Any]]:
-    """message_start, then block starts (plain or near misses), fragments, stops and message
-    deltas in any order; a second message_start now and then (block indexes reused)."""
-    events: list[dict[str, Any]] = [{"type": "message_start", "message": {"usage": {"in": 1}}}]
+    """message_start (plain, or with whole blocks, odd usage or content), then block starts
+    (plain or near misses), fragments, stops and message deltas in any order; a second
+    message_start now and then (block indexes reused)."""
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": draw(_messages)}]
     for _ in range(draw(st.integers(1, 6))):
         what = draw(st.sampled_from(["start", "start", "fragment", "stop", "finish", "message"]))
         index = draw(st.sampled_from([0, 1, 2, -1, True]))
@@ -232,7 +258,7 @@ def anthropic_events(draw: st.DrawFn) -> list[dict[str, Any]]:
                 event["usage"] = usage
             events.append(event)
         else:
-            events.append({"type": "message_start", "message": {}})
+            events.append({"type": "message_start", "message": draw(_messages)})
     return events
 
 
@@ -297,7 +323,7 @@ def test_plain_block_events_are_taken_in_c(monkeypatch: pytest.MonkeyPatch) -> N
     assert usage.usage == events[4]["usage"]
     assert usage.usage is not events[4]["usage"]  # a copy, as usage_event(dict(usage))
     assert out == ["Usage", "CallStarted", "ArgumentsDelta", "CallReady", "FinishReason", "Usage"]
-    assert seen == ["message_start"]  # the first event confirms the provider, in Python
+    assert seen == []
     result = stitcher.result
     assert (result.finish_reason, result.usage) == (
         "tool_use",
@@ -307,3 +333,37 @@ def test_plain_block_events_are_taken_in_c(monkeypatch: pytest.MonkeyPatch) -> N
     assert isinstance(adapter, AnthropicAdapter)
     assert adapter._blocks[0].core == 0
     assert adapter._ids == {"toolu_1"}
+
+
+# -- the Stitcher's notes, looped in C ---------------------------------------------------------
+
+
+class _Later(TextDelta):
+    """A subclass of an event type: noted as its nearest base is."""
+
+
+def test_observe_is_c_and_notes_as_python_does() -> None:
+    native, python = Stitcher(provider="anthropic"), PythonStitcher(provider="anthropic")
+    assert type(native).__dict__.get("_observe") is None  # the C base's, not a Python method
+    warning = StreamWarning(error=ProviderQuirk("quirk-unknown-event", "odd"))
+    batches: list[list[Any]] = [
+        [warning],
+        [TextDelta(text="a"), _Later(text="b"), ArgumentsDelta(index=0, fragment="{")],
+        [FinishReason(reason="stop"), Usage(usage={"n": 1}), warning],
+    ]
+    for batch in batches:
+        got, want = native._observe(list(batch)), python._observe(list(batch))
+        assert got == want == batch
+        assert native._understood == python._understood
+    assert native.result == python.result
+    events: Any = ()  # not a list: the Python method reads it
+    assert native._observe(events) is events
+    assert native._observe([]) == []
+
+
+def test_only_warnings_leave_the_stream_not_understood() -> None:
+    native = Stitcher(provider="anthropic")
+    native._observe([StreamWarning(error=ProviderQuirk("quirk-unknown-event", "odd"))])
+    assert native._understood is False
+    native._observe([TextDelta(text="a")])
+    assert native._understood is True

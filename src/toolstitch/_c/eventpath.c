@@ -34,9 +34,13 @@ typedef struct {
     PyTypeObject *stitcher_type;  /* StitcherBase */
     PyObject *python_feed;        /* the Python Stitcher.feed (configure_event_path) */
     PyObject *declined_feed;      /* its Stitcher._declined: a dict the reader declined */
+    PyObject *python_observe;     /* the Python Stitcher._observe */
+    PyObject *notes;              /* stitcher._NOTES: event type -> what the Stitcher notes */
+    PyObject *note_of;            /* stitcher._note_of: the entry of a type not in it */
+    PyTypeObject *stream_warning; /* vocab.stream_events.StreamWarning */
     PyObject *assembler_class;    /* the native Assembler, whose feed_arguments is C */
     PyObject *s_type, *s_delta, *s_index, *s_blocks, *s_client, *s_streamed, *s_core;
-    PyObject *s_observe, *s_thinking, *s_records;
+    PyObject *s_thinking, *s_records;
 } EventState;
 
 static EventState ev;
@@ -453,11 +457,14 @@ typedef struct {
     PyObject *start_type, *finish_type; /* the two event types */
     PyObject *client_types;             /* frozenset: the block types of a client's call */
     PyObject *finish, *usage;           /* the adapter's makers of FinishReason and Usage */
-    PyObject *ids_slot, *cores_slot;    /* the adapter's `_ids` and `_cores` slots */
-    descrgetfunc ids_get, cores_get;
+    PyObject *message_type;             /* and the message's start */
+    PyObject *ids_slot, *cores_slot;    /* the adapter's `_ids`, `_cores` and `_messages` slots */
+    PyObject *messages_slot;
+    descrgetfunc ids_get, cores_get, messages_get;
+    descrsetfunc messages_set;
     descrsetfunc core_set;              /* the block state's `core` __set__ */
     PyObject *s_block, *s_id, *s_name, *s_input, *s_caller, *s_reason, *s_usage, *s_limits,
-        *s_max_calls;
+        *s_max_calls, *s_message, *s_content;
 } BlockEvents;
 
 static BlockEvents blk;
@@ -519,6 +526,8 @@ static int append_made(PyObject *items, PyObject *maker, PyObject *value) {
     return appended;
 }
 
+static int append_usage(PyObject *items, PyObject *usage);
+
 /* The message_delta branch of _feed_declined: READ_ITEMS with *items (a new list), READ_NONE
  * (nothing done), or -1. */
 static int read_finish(PyObject *payload, PyObject **items) {
@@ -530,16 +539,75 @@ static int read_finish(PyObject *payload, PyObject **items) {
     if ((*items = PyList_New(0)) == NULL) {
         return -1;
     }
-    int ok = reason == NULL || append_made(*items, blk.finish, reason) == 0;
-    if (ok && usage != NULL && PyDict_Size(usage) > 0) {
-        PyObject *copy = PyDict_Copy(usage); /* usage_event(dict(usage)) */
-        ok = copy != NULL && append_made(*items, blk.usage, copy) == 0;
-        Py_XDECREF(copy);
-    }
+    int ok = (reason == NULL || append_made(*items, blk.finish, reason) == 0) &&
+             append_usage(*items, usage) == 0;
     if (!ok) {
         Py_CLEAR(*items);
         return -1;
     }
+    return READ_ITEMS;
+}
+
+/* `items.append(usage_event(dict(usage)))` for a non-empty exact dict `usage`: 0 or -1. */
+static int append_usage(PyObject *items, PyObject *usage) {
+    if (usage == NULL || PyDict_Size(usage) == 0) {
+        return 0;
+    }
+    PyObject *copy = PyDict_Copy(usage);
+    int appended = copy == NULL ? -1 : append_made(items, blk.usage, copy);
+    Py_XDECREF(copy);
+    return appended;
+}
+
+/* The usage (borrowed; NULL: none) of the first message_start, when it is plain: `message` an
+ * exact dict, its `usage` an exact dict or absent, its `content` absent or an empty exact list,
+ * and no message seen before (`_messages` 0). 1, 0 (Python's: another message resets the
+ * blocks, whole blocks in `content` are calls) or -1. */
+static int message_fields(ReaderObject *self, PyObject *payload, PyObject **usage) {
+    PyObject *message = field(payload, blk.s_message);
+    if (message == NULL || !PyDict_CheckExact(message) ||
+        !Py_IS_TYPE(self->adapter, (PyTypeObject *)self->adapter_type)) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    *usage = field(message, blk.s_usage);
+    PyObject *content = *usage == NULL && PyErr_Occurred() ? NULL : field(message, blk.s_content);
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    *usage = *usage == Py_None ? NULL : *usage;
+    if ((*usage != NULL && !PyDict_CheckExact(*usage)) ||
+        (content != NULL && content != Py_None &&
+         !(PyList_CheckExact(content) && PyList_Size(content) == 0))) {
+        return 0;
+    }
+    PyObject *seen = blk.messages_get(blk.messages_slot, self->adapter, self->adapter_type);
+    if (seen == NULL) {
+        return -1;
+    }
+    int first = PyLong_CheckExact(seen) && PyLong_AsLong(seen) == 0;
+    Py_DECREF(seen);
+    return first;
+}
+
+/* The message_start branch of _feed_declined (_message_start) for the first, plain message:
+ * READ_ITEMS with *items, READ_NONE (nothing done) or -1. */
+static int read_message(ReaderObject *self, PyObject *payload, PyObject **items) {
+    PyObject *usage = NULL;
+    int plain = message_fields(self, payload, &usage);
+    if (plain != 1) {
+        return plain < 0 ? -1 : READ_NONE;
+    }
+    if ((*items = PyList_New(0)) == NULL) {
+        return -1;
+    }
+    PyObject *one = PyLong_FromLong(1); /* self._messages += 1 */
+    if (one == NULL || append_usage(*items, usage) < 0 ||
+        blk.messages_set(blk.messages_slot, self->adapter, one) < 0) {
+        Py_XDECREF(one);
+        Py_CLEAR(*items);
+        return -1;
+    }
+    Py_DECREF(one);
     return READ_ITEMS;
 }
 
@@ -655,6 +723,9 @@ static int read_protocol(ReaderObject *self, PyObject *payload, PyObject **start
     if (same != READ_NONE) {
         return same == READ_TAKEN ? read_finish(payload, items) : -1;
     }
+    if ((same = same_text(kind, blk.message_type)) != READ_NONE) {
+        return same == READ_TAKEN ? read_message(self, payload, items) : -1;
+    }
     if ((same = same_text(kind, blk.start_type)) != READ_TAKEN) {
         return same < 0 ? -1 : READ_NONE;
     }
@@ -714,6 +785,8 @@ static PyObject *stitcher_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     return (PyObject *)self;
 }
 
+static PyObject *stitcher_observe(PyObject *op, PyObject *events);
+
 /* `self.assembler.feed_arguments(core, fragment)`: C to C for the native Assembler itself. */
 static PyObject *feed_arguments(StitcherObject *self, PyObject *core, PyObject *fragment) {
     PyObject *assembler = self->assembler;
@@ -753,9 +826,82 @@ static PyObject *take_fragment(StitcherObject *self, PyObject *core, PyObject *f
         return events;
     }
     PyObject *observed =
-        PyObject_CallMethodObjArgs((PyObject *)self, ev.s_observe, events, NULL);
+        stitcher_observe((PyObject *)self, events);
     Py_DECREF(events);
     return observed;
+}
+
+/* -- Stitcher._observe ------------------------------------------------------------------------
+ *
+ * What the Stitcher notes of the events it returns, in C: the same loop as the Python
+ * `_observe` (stitch/stitcher.py), which stays the reference and takes anything but a list.
+ *
+ *     if events and not self._understood:
+ *         self._understood = any(type(e) is not StreamWarning for e in events)
+ *     for event in events:
+ *         if type(event) is ArgumentsDelta: continue
+ *         note = _NOTES.get(type(event)) or _note_of(type(event))
+ *         note(self, event)
+ *     return events
+ *
+ * The notes themselves are the Python methods of `_NOTES` (handed over by
+ * configure_event_path()), called as they are: only the loop and the lookup are C. */
+
+/* `self._understood = any(type(e) is not StreamWarning for e in events)` when events is a
+ * non-empty list and nothing was understood yet: 0 or -1. */
+static int note_understood(StitcherObject *self, PyObject *events) {
+    Py_ssize_t count = PyList_Size(events);
+    if (count == 0 || self->understood == NULL) {
+        return 0;
+    }
+    int understood = PyObject_IsTrue(self->understood);
+    if (understood != 0) {
+        return understood < 0 ? -1 : 0;
+    }
+    int meant = 0;
+    for (Py_ssize_t i = 0; i < count && !meant; i++) {
+        meant = Py_TYPE(PyList_GetItem(events, i)) != ev.stream_warning;
+    }
+    ts_set_ref(&self->understood, meant ? Py_True : Py_False);
+    return 0;
+}
+
+/* note(self, event) for one event: 0 or -1. */
+static int note_event(PyObject *self, PyObject *event) {
+    PyObject *kind = (PyObject *)Py_TYPE(event);
+    if (ts_is_arguments_delta(event)) {
+        return 0; /* the most frequent event, and nothing to note */
+    }
+    PyObject *note = PyDict_GetItemWithError(ev.notes, kind);
+    if (note != NULL) {
+        Py_INCREF(note);
+    } else if (!PyErr_Occurred()) {
+        note = PyObject_CallFunctionObjArgs(ev.note_of, kind, NULL);
+    }
+    PyObject *done = note == NULL ? NULL : PyObject_CallFunctionObjArgs(note, self, event, NULL);
+    Py_XDECREF(note);
+    Py_XDECREF(done);
+    return done == NULL ? -1 : 0;
+}
+
+/* Stitcher._observe(events) */
+static PyObject *stitcher_observe(PyObject *op, PyObject *events) {
+    StitcherObject *self = (StitcherObject *)op;
+    if (!PyList_CheckExact(events) || ev.notes == NULL || self->understood == NULL) {
+        return PyObject_CallFunctionObjArgs(ev.python_observe, op, events, NULL);
+    }
+    if (note_understood(self, events) < 0) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyList_Size(events); i++) { /* as a list iterator reads it */
+        PyObject *event = Py_NewRef(PyList_GetItem(events, i));
+        int noted = note_event(op, event);
+        Py_DECREF(event);
+        if (noted < 0) {
+            return NULL;
+        }
+    }
+    return Py_NewRef(events);
 }
 
 /* An event the reader declined: a plain block start or message delta in C (read_protocol),
@@ -793,7 +939,7 @@ static PyObject *protocol_event(StitcherObject *self, ReaderObject *reader, PyOb
     if (events == NULL) {
         return NULL;
     }
-    PyObject *observed = PyObject_CallMethodObjArgs((PyObject *)self, ev.s_observe, events, NULL);
+    PyObject *observed = stitcher_observe((PyObject *)self, events);
     Py_DECREF(events);
     return observed;
 }
@@ -833,6 +979,8 @@ static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t n
 }
 
 static PyMethodDef stitcher_methods[] = {
+    {"_observe", (PyCFunction)stitcher_observe, METH_O,
+     "Note what the result keeps of `events` (the Python notes, called from C); return them."},
     {"feed", (PyCFunction)(void (*)(void))stitcher_feed, METH_FASTCALL | METH_KEYWORDS,
      "Take the next piece of the stream (bytes, or one event); return its events (the C "
      "event path)."},
@@ -867,17 +1015,26 @@ static PyType_Spec stitcher_spec = {
 
 static PyObject *configure_event_path(PyObject *module, PyObject *args, PyObject *kwargs) {
     (void)module;
-    static char *kwlist[] = {"python_feed", "declined_feed", "assembler_class", NULL};
-    PyObject *python_feed, *declined_feed, *assembler_class;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$OOO!:configure_event_path", kwlist,
+    static char *kwlist[] = {"python_feed", "declined_feed",  "assembler_class",
+                             "python_observe", "notes", "note_of", "stream_warning", NULL};
+    PyObject *python_feed, *declined_feed, *assembler_class, *python_observe, *notes, *note_of;
+    PyObject *stream_warning;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$OOO!OO!OO!:configure_event_path", kwlist,
                                      &python_feed, &declined_feed, &PyType_Type,
-                                     &assembler_class)) {
+                                     &assembler_class, &python_observe, &PyDict_Type, &notes,
+                                     &note_of, &PyType_Type, &stream_warning)) {
         return NULL;
     }
-    if (!PyCallable_Check(python_feed) || !PyCallable_Check(declined_feed)) {
-        PyErr_SetString(PyExc_TypeError, "python_feed and declined_feed must be callable");
+    if (!PyCallable_Check(python_feed) || !PyCallable_Check(declined_feed) ||
+        !PyCallable_Check(python_observe) || !PyCallable_Check(note_of)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "python_feed, declined_feed, python_observe and note_of must be callable");
         return NULL;
     }
+    ts_set_ref(&ev.python_observe, python_observe);
+    ts_set_ref(&ev.notes, notes);
+    ts_set_ref(&ev.note_of, note_of);
+    ts_set_ref((PyObject **)&ev.stream_warning, stream_warning);
     ts_set_ref(&ev.python_feed, python_feed);
     ts_set_ref(&ev.declined_feed, declined_feed);
     ts_set_ref(&ev.assembler_class, assembler_class);
@@ -889,7 +1046,8 @@ static int block_names(void) {
              ts_intern(&blk.s_name, "name") == 0 && ts_intern(&blk.s_input, "input") == 0 &&
              ts_intern(&blk.s_caller, "caller") == 0 &&
              ts_intern(&blk.s_reason, "stop_reason") == 0 && ts_intern(&blk.s_usage, "usage") == 0 &&
-             ts_intern(&blk.s_limits, "limits") == 0 && ts_intern(&blk.s_max_calls, "max_calls") == 0;
+             ts_intern(&blk.s_limits, "limits") == 0 && ts_intern(&blk.s_max_calls, "max_calls") == 0 &&
+             ts_intern(&blk.s_message, "message") == 0 && ts_intern(&blk.s_content, "content") == 0;
     return ok ? 0 : -1;
 }
 
@@ -909,12 +1067,13 @@ static int block_slot(PyObject *type, const char *name, PyObject **slot, descrge
 
 static PyObject *configure_block_events(PyObject *module, PyObject *args, PyObject *kwargs) {
     (void)module;
-    static char *kwlist[] = {"start_type", "finish_type", "client_types", "finish",
-                             "usage",      "adapter_type", "block_type",  NULL};
-    PyObject *o[7];
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$UUO!OOO!O!:configure_block_events", kwlist,
-                                     &o[0], &o[1], &PyFrozenSet_Type, &o[2], &o[3], &o[4],
-                                     &PyType_Type, &o[5], &PyType_Type, &o[6])) {
+    static char *kwlist[] = {"start_type", "finish_type", "message_type", "client_types",
+                             "finish",     "usage",       "adapter_type", "block_type",
+                             NULL};
+    PyObject *o[7], *message_type;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$UUUO!OOO!O!:configure_block_events", kwlist,
+                                     &o[0], &o[1], &message_type, &PyFrozenSet_Type, &o[2],
+                                     &o[3], &o[4], &PyType_Type, &o[5], &PyType_Type, &o[6])) {
         return NULL;
     }
     if (!PyCallable_Check(o[3]) || !PyCallable_Check(o[4])) {
@@ -926,11 +1085,14 @@ static PyObject *configure_block_events(PyObject *module, PyObject *args, PyObje
     descrgetfunc unused;
     if (block_names() < 0 || block_slot(o[5], "_ids", &blk.ids_slot, &blk.ids_get) < 0 ||
         block_slot(o[5], "_cores", &blk.cores_slot, &blk.cores_get) < 0 ||
+        block_slot(o[5], "_messages", &blk.messages_slot, &blk.messages_get) < 0 ||
         block_slot(o[6], "core", &core, &unused) < 0) {
         Py_XDECREF(core);
         return NULL;
     }
     blk.core_set = (descrsetfunc)PyType_GetSlot(Py_TYPE(core), Py_tp_descr_set);
+    blk.messages_set = (descrsetfunc)PyType_GetSlot(Py_TYPE(blk.messages_slot), Py_tp_descr_set);
+    ts_set_ref(&blk.message_type, message_type);
     Py_DECREF(core);
     ts_set_ref(&blk.start_type, o[0]);
     ts_set_ref(&blk.finish_type, o[1]);
@@ -959,7 +1121,7 @@ static int intern_names(void) {
     int ok = ts_intern(&ev.s_type, "type") == 0 && ts_intern(&ev.s_delta, "delta") == 0 &&
              ts_intern(&ev.s_index, "index") == 0 && ts_intern(&ev.s_blocks, "_blocks") == 0 &&
              ts_intern(&ev.s_client, "client") == 0 && ts_intern(&ev.s_streamed, "streamed") == 0 &&
-             ts_intern(&ev.s_core, "core") == 0 && ts_intern(&ev.s_observe, "_observe") == 0 &&
+             ts_intern(&ev.s_core, "core") == 0 &&
              ts_intern(&ev.s_thinking, "_thinking") == 0 &&
              ts_intern(&ev.s_records, "records") == 0;
     return ok ? 0 : -1;

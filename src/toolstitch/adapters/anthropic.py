@@ -122,6 +122,8 @@ STOP_EVENT: Final = "content_block_stop"
 #: A block's start, and the message's end (its stop reason and usage).
 START_EVENT: Final = "content_block_start"
 FINISH_EVENT: Final = "message_delta"
+#: A message's start (its usage; ``content`` whole blocks, in programmatic tool calling).
+MESSAGE_EVENT: Final = "message_start"
 ARGUMENTS_DELTA: Final = "input_json_delta"
 ARGUMENTS_KEY: Final = "partial_json"
 REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
@@ -170,7 +172,7 @@ class AnthropicAdapter(Adapter):
 
     # Slots, which the C forms of ``_fragment`` and of a plain tool block's start read through
     # their descriptors (the rest of the adapter's state stays in its ``__dict__``).
-    __slots__ = ("_blocks", "_cores", "_ids", "_thinking")
+    __slots__ = ("_blocks", "_cores", "_ids", "_messages", "_thinking")
     name = "anthropic"
 
     def __init__(self, *, choice: int = 0, records: CallRecords | None = None) -> None:
@@ -209,7 +211,7 @@ class AnthropicAdapter(Adapter):
             usage = mapping(payload.get("usage"))
             if usage:
                 out.append(usage_event(dict(usage)))
-        elif kind == "message_start":
+        elif kind == MESSAGE_EVENT:
             self._message_start(mapping(payload.get("message")), out)
         elif kind == "error" or event == "error":
             out.append(provider_error(payload.get("error", payload)))
@@ -580,6 +582,7 @@ if extension is not None:
     extension.configure_block_events(
         start_type=START_EVENT,
         finish_type=FINISH_EVENT,
+        message_type=MESSAGE_EVENT,
         client_types=CLIENT_BLOCKS,
         finish=finish_event,
         usage=usage_event,

@@ -867,6 +867,10 @@ def _native_stitcher(native: Any) -> type[_StitcherBody]:
         python_feed=_StitcherBody.feed,
         declined_feed=_StitcherBody._declined,
         assembler_class=Assembler,
+        python_observe=_StitcherBody._observe,
+        notes=_NOTES,
+        note_of=_note_of,
+        stream_warning=StreamWarning,
     )
 
     class _NativeStitcher(native.StitcherBase, _StitcherBody):  # type: ignore[misc]
