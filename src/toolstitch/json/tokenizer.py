@@ -724,11 +724,9 @@ class Tokenizer(Protocol):
 
 
 @functools.lru_cache(maxsize=64)
-@functools.lru_cache(maxsize=16)
 def _fallback(max_depth: int, cap: int) -> Callable[[], ArgumentsTokenizer]:
     """The maker of a scanner's Python tokenizer for these limits: one shared by every call
-    with the same limits (it holds nothing else), not one built per call. The cache holds
-    the 16 latest pairs of limits (a few hundred bytes)."""
+    with the same limits (it holds nothing else), not one built per call."""
     return functools.partial(ArgumentsTokenizer, max_depth=max_depth, max_number_digits=cap)
 
 
