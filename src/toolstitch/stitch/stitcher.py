@@ -737,6 +737,8 @@ class _StitcherBody:
         return ADAPTERS[provider](choice=self.choice, records=records)
 
     def _observe(self, events: list[Event]) -> list[Event]:
+        """Note what the result keeps of ``events``; return them. The native ``Stitcher``
+        runs this loop in C (``StitcherBase._observe``) over the same ``_NOTES``."""
         if events and not self._understood:
             # Anything but a warning says the adapter understood an event.
             self._understood = any(type(e) is not StreamWarning for e in events)
@@ -860,9 +862,10 @@ class _PythonStitcher(_StitcherBody):
 
 def _native_stitcher(native: Any) -> type[_StitcherBody]:
     """The stitcher of the native path: the C base of ``native`` (docs/native.md, "The event
-    fast path") under the same Python body. Its ``feed`` is C for the commonest event of a
-    content-block stream (the adapter's C shortcut, straight to the native assembler); what
-    C does not take goes to the Python method."""
+    fast path") under the same Python body. Its ``feed`` is C for the commonest events of a
+    content-block stream (the adapter's C shortcut, straight to the native assembler, and the
+    plain block starts and message events the C reader knows), and its ``_observe`` loops in C
+    over the Python notes; what C does not take goes to the Python methods."""
     native.configure_event_path(
         python_feed=_StitcherBody.feed,
         declined_feed=_StitcherBody._declined,
