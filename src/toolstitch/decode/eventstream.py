@@ -101,9 +101,10 @@ class EventStreamDecoder:
     A bad CRC, impossible lengths, a limit passed, a malformed header, or a frame still
     incomplete at ``close()`` raises ``StreamDecodeError`` whose ``offset`` is the stream byte
     where the fault is (the field that is wrong, or the start of the cut frame). Frames
-    completed earlier in the same chunk are lost with the error. After an error the decoder
-    is dead: every later ``feed`` or ``close`` raises the error again; ``feed`` after
-    ``close`` raises ``RuntimeError``.
+    completed earlier in the same chunk are never lost: that ``feed`` returns them, and the
+    next ``feed`` or ``close`` raises the error (so every chunking gives the same frames
+    before it). After an error the decoder is dead: every later ``feed`` or ``close`` raises
+    the error again; ``feed`` after ``close`` raises ``RuntimeError``.
     """
 
     def __init__(
@@ -136,13 +137,18 @@ class EventStreamDecoder:
         # Each frame is looked at twice: once when its prelude is complete (to learn its
         # length; ``_need`` is 12 until then, and a frame is at least 16 bytes) and once when
         # all of it is there. Nothing is scanned twice.
-        while len(buffer) - pos >= self._need:
-            if self._need == PRELUDE_BYTES:
-                self._need = self._prelude(buffer, pos)
-                continue
-            out.append(self._frame(buffer, pos, self._need))
-            pos += self._need
-            self._need = PRELUDE_BYTES
+        try:
+            while len(buffer) - pos >= self._need:
+                if self._need == PRELUDE_BYTES:
+                    self._need = self._prelude(buffer, pos)
+                    continue
+                out.append(self._frame(buffer, pos, self._need))
+                pos += self._need
+                self._need = PRELUDE_BYTES
+        except StreamDecodeError:
+            if not out:
+                raise
+            return out  # the frames before the fault; the next feed or close raises it
         if pos:
             del buffer[:pos]  # from the front of a bytearray: no copy of the rest
             self._start += pos

@@ -63,8 +63,10 @@ class JSONArrayDecoder:
       (``"\\ud800"``): not valid Unicode, and ijson would silently turn it into ``"?"`` or a
       wrong character.
 
-    Elements completed earlier in the failing chunk are lost with the error, and the decoder
-    is dead afterwards: every later ``feed`` or ``close`` raises again.
+    Elements completed earlier in the failing chunk are never lost: that ``feed`` returns them
+    and the next ``feed`` or ``close`` raises the error (every chunking gives the same
+    elements before it). The decoder is dead afterwards: every later ``feed`` or ``close``
+    raises again.
     """
 
     def __init__(self, *, max_element_bytes: int = 64 * 1024 * 1024) -> None:
@@ -110,14 +112,18 @@ class JSONArrayDecoder:
         base = self._offset
         self._offset += len(chunk)
         violation = self._scan(chunk, base)
-        if violation is not None:
-            offset, message = violation
-            # A syntax error earlier in the chunk is the real problem: report that one first.
-            cut = max(offset - base, 0)
-            if cut:
-                self._parse(chunk[:cut], base)
+        if violation is None:
+            return self._parse(chunk, base)
+        offset, message = violation
+        # A syntax error earlier in the chunk is the real problem: report that one first.
+        cut = max(offset - base, 0)
+        done = self._parse(chunk[:cut], base) if cut else []
+        try:
             self._fail(message, offset)
-        return self._parse(chunk, base)
+        except StreamDecodeError:
+            if not done:
+                raise
+        return done  # the elements before the fault; the next feed or close raises it
 
     def close(self) -> list[object]:
         """Signal the end of the body; return any element still pending.

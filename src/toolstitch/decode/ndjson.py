@@ -55,8 +55,9 @@ class NDJSONDecoder:
     spans chunks is kept in one growing buffer. Memory is bounded: a line longer than
     ``max_line_bytes`` (16 MiB by default; its ``\\n`` excluded, a CR counted) raises
     ``StreamDecodeError`` with ``offset`` = line start + ``max_line_bytes``, after buffering
-    no more than that. The lines completed earlier in the same chunk are lost with the
-    error, and the decoder is dead afterwards: every later ``feed`` or ``close`` raises
+    no more than that. The lines completed earlier in the same chunk are returned by that
+    ``feed`` (the next ``feed`` or ``close`` raises the error), never lost with the error,
+    and the decoder is dead afterwards: every later ``feed`` or ``close`` raises
     again.
     """
 
@@ -82,30 +83,35 @@ class NDJSONDecoder:
         out: list[NDJSONItem] = []
         limit = self.max_line_bytes
         pending = self._pending
-        pos = 0
-        while True:
-            end = chunk.find(b"\n", pos)
-            if end < 0:
-                break
-            if pending:
-                if len(pending) + end - pos > limit:
+        try:
+            pos = 0
+            while True:
+                end = chunk.find(b"\n", pos)
+                if end < 0:
+                    break
+                if pending:
+                    if len(pending) + end - pos > limit:
+                        self._too_long(self._pending_start)
+                    pending += chunk[pos:end]
+                    line, start = bytes(pending), self._pending_start
+                    pending.clear()
+                else:
+                    start = base + pos
+                    if end - pos > limit:
+                        self._too_long(start)
+                    line = chunk[pos:end]
+                self._line(line, start, out)
+                pos = end + 1
+            if pos < len(chunk):
+                if not pending:
+                    self._pending_start = base + pos
+                if len(pending) + len(chunk) - pos > limit:
                     self._too_long(self._pending_start)
-                pending += chunk[pos:end]
-                line, start = bytes(pending), self._pending_start
-                pending.clear()
-            else:
-                start = base + pos
-                if end - pos > limit:
-                    self._too_long(start)
-                line = chunk[pos:end]
-            self._line(line, start, out)
-            pos = end + 1
-        if pos < len(chunk):
-            if not pending:
-                self._pending_start = base + pos
-            if len(pending) + len(chunk) - pos > limit:
-                self._too_long(self._pending_start)
-            pending += chunk[pos:] if pos else chunk
+                pending += chunk[pos:] if pos else chunk
+        except StreamDecodeError:
+            if not out:
+                raise
+            return out  # the lines before the fault; the next feed or close raises it
         return out
 
     def close(self) -> list[NDJSONItem]:

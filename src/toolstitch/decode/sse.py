@@ -82,8 +82,10 @@ class SSEDecoder:
     (terminator excluded) or an event whose data passes ``max_event_bytes`` (UTF-8 bytes of the
     joined data) raises ``StreamDecodeError`` whose ``offset`` is the byte offset in the stream
     where the limit was passed, after buffering no more than about that limit. The messages
-    completed earlier in the same chunk are lost with the error. After an error the decoder is
-    dead: every later ``feed`` or ``close`` raises ``StreamDecodeError`` again.
+    completed earlier in the same chunk are never lost: that ``feed`` returns them and the
+    next ``feed`` or ``close`` raises the error (every chunking gives the same messages before
+    it). After an error the decoder is dead: every later ``feed`` or ``close`` raises
+    ``StreamDecodeError`` again.
     """
 
     def __init__(
@@ -147,7 +149,12 @@ class SSEDecoder:
                 chunk, base = head, 0
             if not chunk:
                 return []
-        self._scan(chunk, base)
+        try:
+            self._scan(chunk, base)
+        except StreamDecodeError:
+            if not self._out:
+                raise
+            # The messages before the fault are returned; the next feed or close raises it.
         out, self._out = self._out, []
         return out
 
