@@ -20,6 +20,7 @@ from toolstitch.adapters import (
 from toolstitch.core.deltas import Delta, delta_fields
 from toolstitch.core.instructions import Arguments, EndCall, Finish, Item, ServerDelta, ServerEnd
 from toolstitch.vocab.call_events import CallState
+from toolstitch.vocab.endings import Ending
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
     FinishReason,
@@ -108,8 +109,8 @@ def test_openai_chat_items() -> None:
         Delta(index=0, id="c1", type="function", name="f", arguments='{"abc"'),
         rest,  # the protocol's own shape goes to the core as it came
         FinishReason(reason="tool_calls"),
-        EndCall(0),
-        EndCall(0),
+        EndCall(0, Ending.COMPLETE),  # the finish reason ends the calls, as it says
+        EndCall(0, None),  # the stream's end: as its finish reason says
     ]
 
 
@@ -137,10 +138,9 @@ def test_anthropic_items() -> None:
         Arguments(0, "{}"),
         EndCall(0),
         ServerDelta(Delta(index=1, id="st1", name="web_search")),
-        ServerDelta(Delta(index=1, arguments="{}")),
-        ServerEnd(1, "st1", "server_tool_use"),
+        ServerEnd(1, "st1", "server_tool_use"),  # no input: the core's end rule decides
         Finish(),
-        ServerEnd(1, "st1", "server_tool_use"),
+        ServerEnd(1, "st1", "server_tool_use", None),  # as the stream's end says
     ]
 
 

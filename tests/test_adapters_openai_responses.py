@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -298,3 +299,57 @@ def test_ignored_event_types_are_documented() -> None:
     page = (Path(__file__).parents[1] / "docs" / "providers" / "openai-responses.md").read_text()
     missing = [kind for kind in sorted(IGNORED) if f"`{kind}`" not in page]
     assert missing == []
+
+
+# -- xAI's named server calls ---------------------------------------------------------------
+
+
+def _event(kind: str, **data: Any) -> bytes:
+    data["type"] = kind
+    return f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+_XAI_SEARCH = {
+    "type": "web_search_call",
+    "id": "ws_1",
+    "call_id": "ws_1",
+    "name": "web_search",
+    "arguments": '{"query":"toolstitch"}',
+    "status": "completed",
+}
+
+
+@pytest.mark.parametrize("announced", [True, False])
+def test_an_xai_named_web_search_call_is_a_server_call(announced: bool) -> None:
+    # xAI's built-in tool items carry a name and JSON arguments (OpenAI's carry an action):
+    # reported once as a ServerToolCall, never dispatched.
+    body = _event("response.created", response={"id": "r", "status": "in_progress"})
+    if announced:
+        added = dict(_XAI_SEARCH, status="in_progress")
+        body += _event("response.output_item.added", output_index=0, item=added)
+        body += _event("response.output_item.done", output_index=0, item=_XAI_SEARCH)
+    else:  # only announced, already finished
+        body += _event("response.output_item.added", output_index=0, item=_XAI_SEARCH)
+    body += _event("response.output_item.done", output_index=0, item=_XAI_SEARCH)  # a repeat
+    body += _event("response.output_text.delta", output_index=1, content_index=0, delta="Found.")
+    body += _event("response.completed", response={"id": "r", "status": "completed"})
+    for chunks in ([body], [body[i : i + 7] for i in range(0, len(body), 7)]):
+        result = stitch(chunks).result
+        (server,) = result.server_calls
+        assert (server.index, server.id, server.name, server.type) == (
+            0,
+            "ws_1",
+            "web_search",
+            "web_search_call",
+        )
+        assert server.parsed_arguments == {"query": "toolstitch"}
+        assert result.calls == ()
+        assert result.text == "Found."
+        assert result.warnings == ()
+
+
+def test_an_openai_web_search_call_is_progress_only() -> None:
+    item = {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {}}
+    body = _event("response.output_item.done", output_index=0, item=item)
+    body += _event("response.completed", response={"id": "r", "status": "completed"})
+    assert stitch(body).result.server_calls == ()

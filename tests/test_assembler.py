@@ -28,6 +28,7 @@ from toolstitch import (
     CallState,
     CallWarning,
     Delta,
+    Ending,
     Event,
     LimitExceeded,
     Limits,
@@ -68,7 +69,7 @@ def run(
     asm = assembler or Assembler()
     per_feed = [asm.feed(wire(0, call_id, name, ""))]
     per_feed += [asm.feed(wire(0, None, None, fragment)) for fragment in fragments]
-    return asm, per_feed, asm.finish()
+    return asm, per_feed, asm.finish("tool_calls")  # a response that ended normally
 
 
 def of_type(events: Sequence[Event], kind: type[Event]) -> list[Any]:
@@ -452,7 +453,7 @@ def test_finish_resolves_every_open_call_exactly_once() -> None:
     asm.feed(wire(4, None, "no_id", '{"d": 4}'))  # never got an id
     asm.feed(wire(5, "call_f", "done", "{}"))  # already complete
     assert asm.pending == 5
-    events = asm.finish()
+    events = asm.finish("tool_calls")
     assert asm.pending == 0
     assert asm.finish() == []
     by_index = {e.index: e for e in events if isinstance(e, (CallReady, CallDiscarded))}
@@ -500,6 +501,63 @@ def test_empty_arguments_default_to_an_empty_object() -> None:
     _, _, finish = run([])
     ready = only(finish, CallReady)
     assert (ready.call.arguments, ready.call.parsed_arguments) == ("{}", {})
+
+
+@pytest.mark.parametrize(
+    ("reason", "ending"),
+    [
+        (None, "abandoned"),
+        ("length", "length"),
+        ("max_tokens", "length"),
+        ("MAX_TOKENS", "length"),
+        ("content_filter", "content-filter"),
+        ("SAFETY", "content-filter"),
+        ("error", "error"),
+        ("something_new", "incomplete"),
+        (Ending.CANCELLED, "cancelled"),
+    ],
+)
+def test_a_call_whose_arguments_never_arrived_is_never_dispatched_after_a_cut(
+    reason: str | Ending | None, ending: str
+) -> None:
+    asm = Assembler()
+    asm.feed(wire(0, "call_1", "delete_all", ""))
+    asm.feed(wire(1, "call_2", "blank", " \n"))
+    asm.feed(wire(2, "call_3", "whole", "{}"))
+    events = asm.finish(reason)
+    assert [e.call.name for e in events if isinstance(e, CallReady)] == []
+    discarded = [e for e in events if isinstance(e, CallDiscarded)]
+    assert [d.name for d in discarded] == ["delete_all", "blank"]
+    for event in discarded:
+        assert isinstance(event.error, TruncatedArguments)
+        assert event.error.ending == ending
+        assert "arguments arrived" in str(event.error)
+    assert [c.name for c in asm.complete()] == ["whole"]
+
+
+@pytest.mark.parametrize(
+    "reason", ["tool_calls", "stop", "end_turn", "tool_use", "STOP", "completed", Ending.COMPLETE]
+)
+def test_a_call_without_arguments_is_complete_after_a_normal_end(
+    reason: str | Ending,
+) -> None:
+    asm = Assembler(empty_arguments='{"x": 1}')
+    asm.feed(wire(0, "call_1", "ping", ""))
+    (ready,) = asm.finish(reason)
+    assert isinstance(ready, CallReady)
+    assert ready.call.parsed_arguments == {"x": 1}
+
+
+def test_a_call_the_provider_closed_gets_the_empty_object_whatever_comes_after() -> None:
+    asm = Assembler()
+    asm.feed(wire(0, "call_1", "ping", ""))
+    (ready,) = asm.end(0)  # the provider closed it (a block stop)
+    assert isinstance(ready, CallReady)
+    asm.feed(wire(1, "call_2", "delete_all", ""))
+    (cut,) = asm.end(1, Ending.LENGTH)  # the response's cut reached it
+    assert isinstance(cut, CallDiscarded)
+    assert isinstance(cut.error, TruncatedArguments)
+    assert cut.error.ending == "length"
 
 
 @pytest.mark.parametrize("bad", ["[]", "", "{", "null", '{"a": NaN}'])

@@ -52,7 +52,7 @@ def _run(assembler: Assembler, name: str | list[str], fragments: list[str]) -> l
     out = [assembler.feed(Delta(index=0, id="c1", name=names[0]))]
     out += [assembler.feed(Delta(index=0, name=piece)) for piece in names[1:]]
     out += [assembler.feed(Delta(index=0, arguments=fragment)) for fragment in fragments]
-    out.append(assembler.finish())
+    out.append(assembler.finish("tool_calls"))  # a response that ended normally
     return out
 
 

@@ -14,10 +14,12 @@ from toolstitch import (
     Assembler,
     CallReady,
     CallStarted,
+    CallWarning,
     Delta,
     Event,
     InvalidDelta,
     ToolCallError,
+    UnreadField,
     UsageError,
 )
 
@@ -148,7 +150,6 @@ def test_empty_strings_count_as_absent() -> None:
 
 NOT_DELTAS: list[object] = [
     None,
-    "{}",
     b'{"index": 0}',
     0,
     1.5,
@@ -225,3 +226,63 @@ def test_object_without_any_delta_field_is_invalid() -> None:
     with pytest.raises(InvalidDelta):
         asm.feed(Unrelated())
     assert (asm.calls, asm.pending) == ((), 0)
+
+
+@pytest.mark.parametrize("text", ["some text", "", '{"index": 0}'])
+def test_a_text_part_is_ignored_and_changes_nothing(text: str) -> None:
+    # The seed collector's contract: text parts fed with the deltas cannot satisfy or break
+    # a call. A str is never read as a delta, even one that looks like JSON.
+    asm = build()
+    before = (asm.calls, asm.pending, asm.complete())
+    assert asm.feed(text) == []
+    assert (asm.calls, asm.pending, asm.complete()) == before
+    twin = build()
+    assert [asm.feed(d) for d in FOLLOW_UP] == [twin.feed(d) for d in FOLLOW_UP]
+
+
+def test_langchain_tool_call_chunks_are_read_by_their_args() -> None:
+    # langchain-core's tool_call_chunks: {"name", "args", "id", "index", "type"}.
+    asm = Assembler()
+    chunks = [
+        {"name": "get_weather", "args": "", "id": "call_1", "index": 0, "type": "tool_call_chunk"},
+        {"name": None, "args": '{"city": ', "id": None, "index": 0, "type": "tool_call_chunk"},
+        {"name": None, "args": '"Oslo"}', "id": None, "index": 0, "type": "tool_call_chunk"},
+    ]
+    events = [event for chunk in chunks for event in asm.feed(chunk)]
+    (ready,) = [e for e in events if isinstance(e, CallReady)]
+    assert ready.call.parsed_arguments == {"city": "Oslo"}
+    assert ready.call.type == "function"  # the chunk's kind is not the call's type
+    assert not [e for e in events if isinstance(e, CallWarning)]
+
+
+@pytest.mark.parametrize(
+    ("delta", "key"),
+    [
+        (
+            {"index": 0, "id": "c", "function": {"name": "f", "argumentz": "{"}},
+            "function.argumentz",
+        ),
+        ({"index": 0, "id": "c", "name": "f", "argumentz": "{"}, "argumentz"),
+        ({"index": 0, "id": "c", "function": {"name": "f"}, "extra_content": {}}, "extra_content"),
+        (MappingProxyType({"index": 0, "id": "c", "name": "f", "argumentz": "{"}), "argumentz"),
+    ],
+)
+def test_a_key_no_shape_reads_is_warned_once_per_call(delta: dict[str, Any], key: str) -> None:
+    asm = Assembler()
+    first = asm.feed(delta)
+    again = asm.feed({k: v for k, v in delta.items() if k not in ("id", "name", "function")})
+    warnings = [e for e in first if isinstance(e, CallWarning)]
+    assert [(w.index, w.error.code) for w in warnings] == [(0, "unread-field")]
+    assert isinstance(warnings[0].error, UnreadField)
+    assert warnings[0].error.key == key
+    assert key in str(warnings[0].error)
+    assert not [e for e in again if isinstance(e, CallWarning) and e.error.code == "unread-field"]
+    # The rest of the delta was applied.
+    assert asm.calls[0].name == "f"
+
+
+def test_a_mapping_with_nothing_readable_is_an_invalid_delta() -> None:
+    asm = Assembler()
+    with pytest.raises(InvalidDelta, match="argumentz"):
+        asm.feed({"argumentz": "{}"})
+    assert asm.calls == ()

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import PROPERTY_SETTINGS, argument_texts, interleavings, mutated, splits
-from toolstitch import NATIVE, Assembler, CallReady, Delta, Limits
+from toolstitch import NATIVE, Assembler, CallReady, CallWarning, Delta, Limits
 from toolstitch.stitch.stitcher import Stitcher
 from toolstitch.testing import PythonAssembler, PythonStitcher
 
@@ -302,10 +302,19 @@ def _error(feed: Callable[[object], object], bad: object) -> BaseException:
 
 
 def test_a_bad_delta_raises_the_same_error() -> None:
-    for bad in ("text", None, 3, {"index": -1}, {"index": True}, Delta(index="0")):  # type: ignore[arg-type]
+    for bad in (b"text", None, 3, {"index": -1}, {"index": True}, Delta(index="0")):  # type: ignore[arg-type]
         native, python = _error(Assembler().feed, bad), _error(PythonAssembler().feed, bad)
         assert type(native) is type(python)
         assert str(native) == str(python)
+
+
+def test_text_and_unread_keys_are_handled_alike() -> None:
+    # A str is ignored, a key no shape reads warned, on both paths (the C feed hands a dict
+    # with a key outside the wire shape to the Python one).
+    for delta in ("text", {"index": 0, "id": "c", "function": {"name": "f", "x": 1}}):
+        native, python = Assembler().feed(delta), PythonAssembler().feed(delta)
+        assert native == python
+    assert [e.error.code for e in native if isinstance(e, CallWarning)] == ["unread-field"]
 
 
 def test_feed_takes_its_parameter_by_name() -> None:

@@ -69,7 +69,7 @@ def feed_call(
     for fragment in rest:
         feed_of.append(len(per_feed))
         per_feed.append(asm.feed(Delta(index=0, arguments=fragment)))
-    return asm, per_feed, feed_of, asm.finish()
+    return asm, per_feed, feed_of, asm.finish("tool_calls")  # a normal end
 
 
 def found(per_feed: Sequence[Sequence[Event]], kind: type[Event]) -> list[tuple[int, Any]]:
@@ -178,7 +178,7 @@ def test_any_interleaving_of_parallel_calls_gives_the_same_calls(data: st.DataOb
             if isinstance(event, CallReady):
                 ready_feed[event.index] = len(per_feed)
         per_feed.append(events)
-    per_feed.append(asm.finish())
+    per_feed.append(asm.finish("tool_calls"))  # a normal end
     expected = []
     for index, text, end in sorted(zip(indexes, texts, ends, strict=True)):
         expected.append(

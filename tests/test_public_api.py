@@ -41,6 +41,7 @@ from toolstitch import (
     TruncatedArguments,
     UnexpectedDelta,
     UnknownTool,
+    UnreadField,
     UsageError,
 )
 
@@ -200,6 +201,7 @@ def test_call_states_are_the_stable_strings() -> None:
         (MissingName, "missing-name"),
         (LimitExceeded, "limit-exceeded"),
         (TrailingArguments, "trailing-arguments"),
+        (UnreadField, "unread-field"),
         (InvalidDelta, "invalid-delta"),
     ],
 )
@@ -216,7 +218,7 @@ def test_invalid_delta_is_a_usage_error_and_still_a_tool_call_error() -> None:
     assert not issubclass(UsageError, (ToolCallError, StreamError, TypeError))
     for base in (UsageError, ToolCallError, TypeError):
         with pytest.raises(base):
-            Assembler().feed("not a delta")
+            Assembler().feed(b"not a delta")
 
 
 def test_errors_carry_what_a_caller_needs() -> None:
@@ -253,13 +255,14 @@ EVERY_ERROR: list[Exception] = [
     ToolCallError("m", **CONTEXT),
     MalformedArguments("m", **SPOT, expected="a key", **CONTEXT),
     TrailingArguments("m", **SPOT, **CONTEXT),
-    TruncatedArguments("m", **CONTEXT),
+    TruncatedArguments("m", ending="length", **CONTEXT),
     MissingName("m", **CONTEXT),
     LimitExceeded("m", limit="max_depth", value=257, offset=9, **CONTEXT),
     UnknownTool("m", declared=("get_weather", "search"), closest="search", **CONTEXT),
     SchemaViolation("m", path="/days/0", keyword="type", offset=12, **CONTEXT),
     ConflictingId("m", received="call_2", **CONTEXT),
     UnexpectedDelta("m", **CONTEXT),
+    UnreadField("m", key="function.argumentz", **CONTEXT),
     ProviderQuirk("quirk-duplicate-finish", "m", **CONTEXT),
     InvalidDelta("m", **CONTEXT),
     StreamError("m"),

@@ -20,7 +20,7 @@ from toolstitch.core.assembler import Assembler
 from toolstitch.core.instructions import Item
 from toolstitch.stitch.driver import Driver
 from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallWarning, Event
-from toolstitch.vocab.errors import ProviderQuirk
+from toolstitch.vocab.errors import ProviderQuirk, TruncatedArguments
 from toolstitch.vocab.stream_events import StreamWarning
 
 ROOT = Path(__file__).parents[1]
@@ -174,9 +174,41 @@ def test_id_changing_mid_call() -> None:
 
 def test_new_id_and_new_name_on_an_open_index_is_a_new_call() -> None:
     run = Run().feed(first(0, "c1", "f")).feed(first(0, "c2", "g", "{}"))
-    run.close()
+    run.finish("tool_calls")
     assert run.calls == [(1, "c2", "g", "{}"), (0, "c1", "f", "{}")]
     assert (1, "quirk-index-reused") in run.warnings
+
+
+def test_a_call_without_arguments_is_discarded_when_the_stream_stops_without_a_reason() -> None:
+    # No finish reason ever came (the body stopped): the call whose arguments never arrived
+    # is cut, not dispatched with {}; the complete one stands.
+    run = Run().feed(first(0, "c1", "f")).feed(first(1, "c2", "g", "{}"))
+    run.close()
+    assert run.calls == [(1, "c2", "g", "{}")]
+    assert run.discarded == [(0, "truncated-arguments")]
+    (discarded,) = [e for e in run.events if isinstance(e, CallDiscarded)]
+    assert isinstance(discarded.error, TruncatedArguments)
+    assert discarded.error.ending == "abandoned"
+
+
+@pytest.mark.parametrize(
+    ("reason", "ending"),
+    [("length", "length"), ("content_filter", "content-filter"), ("error", "error")],
+)
+def test_a_call_without_arguments_is_discarded_after_a_cut(reason: str, ending: str) -> None:
+    run = Run().feed(first(0, "c1", "delete_all")).finish(reason)
+    assert run.calls == []
+    assert run.discarded == [(0, "truncated-arguments")]
+    (discarded,) = [e for e in run.events if isinstance(e, CallDiscarded)]
+    assert isinstance(discarded.error, TruncatedArguments)
+    assert discarded.error.ending == ending
+
+
+@pytest.mark.parametrize("reason", ["tool_calls", "stop", "function_call"])
+def test_a_call_without_arguments_gets_the_empty_object_after_a_normal_end(reason: str) -> None:
+    run = Run().feed(first(0, "c1", "ping")).finish(reason)
+    assert run.calls == [(0, "c1", "ping", "{}")]
+    assert (0, "quirk-empty-arguments") in run.warnings
 
 
 # -- indexes ----------------------------------------------------------------------------------

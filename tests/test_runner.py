@@ -31,6 +31,7 @@ from toolstitch import (
     SchemaViolation,
     TextDelta,
     ToolCall,
+    TruncatedArguments,
     UnknownTool,
 )
 from toolstitch.messages import SystemMessage, UserMessage
@@ -462,6 +463,69 @@ def test_truncated_call_and_tool_failures_become_error_results() -> None:
     assert_history_json_valid(server)
     tool_messages = [m for m in server.requests[1].json["messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["c1", "c2", "c3", "c4", "c5"]
+
+
+@pytest.mark.parametrize("reason", ["length", "content_filter", None])
+def test_a_call_cut_before_its_arguments_arrived_is_never_executed(reason: str | None) -> None:
+    # The response ends right after the call's name: by the token limit, a content filter,
+    # or a body that simply stops. delete_all({}) must never run.
+    ran: list[dict[str, Any]] = []
+    empty = {"type": "object", "properties": {}}
+
+    def delete_all(**kwargs: Any) -> str:
+        ran.append(kwargs)
+        return "deleted"
+
+    tools = [Tool("delete_all", delete_all, empty)]
+    first = OpenAIChatScript().call("c1", "delete_all")
+    if reason is not None:
+        first = first.finish(reason)
+    second = OpenAIChatScript().text("Sorry.").finish().reply()
+
+    async def main() -> tuple[list[Event], RunResult]:
+        async with openai_model([first.reply(), second]) as (model, _):
+            result = await ToolRunner(model, tools).run(["clean up"])
+            return await consume(result), result
+
+    events, result = arun(main())
+    assert ran == []
+    (discarded,) = [e for e in events if isinstance(e, CallDiscarded)]
+    assert isinstance(discarded.error, TruncatedArguments)
+    assert discarded.error.ending == {"length": "length", "content_filter": "content-filter"}.get(
+        reason or "", "abandoned"
+    )
+    if reason is None:  # the stream broke off: the run ends there, nothing dispatched
+        assert result.stop_reason == "truncated"
+        assert not [e for e in events if isinstance(e, ToolResultReady)]
+        return
+    codes = {e.result.call_id: e.code for e in events if isinstance(e, ToolResultReady)}
+    assert codes == {"c1": "truncated-arguments"}
+    (reply,) = result.tool_turns[0].results
+    assert reply.is_error
+    assert result.final_text == "Sorry."
+
+
+def test_a_call_without_parameters_runs_after_a_normal_end() -> None:
+    ran: list[dict[str, Any]] = []
+    empty = {"type": "object", "properties": {}}
+
+    def ping(**kwargs: Any) -> str:
+        ran.append(kwargs)
+        return "pong"
+
+    tools = [Tool("ping", ping, empty)]
+    first = OpenAIChatScript().call("c1", "ping").finish("tool_calls").reply()
+    second = OpenAIChatScript().text("Done.").finish().reply()
+
+    async def main() -> RunResult:
+        async with openai_model([first, second]) as (model, _):
+            result = await ToolRunner(model, tools).run(["ping"])
+            await consume(result)
+            return result
+
+    result = arun(main())
+    assert ran == [{}]
+    assert result.final_text == "Done."
 
 
 def _check_the_exception_is_kept_from_the_model(

@@ -337,10 +337,16 @@ def test_a_named_stream_with_nothing_understood_is_a_stream_error(
 
 
 def test_what_counts_as_understood() -> None:
-    # A role chunk only, or [DONE] only: protocol, so an empty success.
+    # A role chunk only, or [DONE] only, or unknown events and [DONE]: the format, but
+    # nothing of a response (no call, text, finish reason or usage): a stream error.
     role = {"choices": [{"index": 0, "delta": {"role": "assistant"}}]}
-    assert stitch([role], "openai-chat").result.stream_error is None
-    assert stitch("data: [DONE]\n\n", "openai-chat").result.stream_error is None
+    for body in ([role], "data: [DONE]\n\n", 'data: {"foo": 1}\n\ndata: [DONE]\n\n'):
+        error = stitch(body, "openai-chat").result.stream_error
+        assert isinstance(error, StreamDecodeError), body
+        assert "nothing in the stream was understood" in str(error)
+    # A finish reason alone is a response (an empty one).
+    finish = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    assert stitch([role, finish], "openai-chat").result.stream_error is None
     # No events at all: nothing to misunderstand.
     assert stitch(b"", "openai-chat").result.stream_error is None
     # An error event is the stream error itself, not a second one.

@@ -216,21 +216,23 @@ class Model:
         call.end = how
         self.expected.append((code, call.index))
 
-    def resolve(self, call: ModelCall) -> None:
+    def resolve(self, call: ModelCall, *, whole: bool = True) -> None:
+        """``whole``: the provider closed the call, or the response ended normally (the
+        only endings after which empty arguments are the empty object)."""
         if call.end is not None:
             return
         if not call.name:
             self._end(call, "discarded", "missing-name")
         elif call.closed():
             self._ready(call)
-        elif not call.text.strip(WS):
+        elif not call.text.strip(WS) and whole:
             self._ready(call, empty=True)
         else:
             self._end(call, "discarded", "truncated-arguments")
 
-    def finish(self) -> None:
+    def finish(self, *, whole: bool) -> None:
         for index in sorted(self.calls):
-            self.resolve(self.calls[index])
+            self.resolve(self.calls[index], whole=whole)
 
 
 def outcome(events: list[Event]) -> list[tuple[str, int]]:
@@ -307,7 +309,6 @@ def check_discarded(event: CallDiscarded) -> None:
 NOT_DELTAS = st.sampled_from(
     [
         None,
-        "delta",
         b"{}",
         7,
         1.5,
@@ -409,10 +410,10 @@ class AssemblerMachine(RuleBasedStateMachine):
         assert isinstance(caught.value, TypeError)
         assert (self.asm.calls, self.asm.pending, self.asm.complete()) == before
 
-    @rule()
-    def finish(self) -> None:
-        events = self.asm.finish()
-        self.model.finish()
+    @rule(reason=st.sampled_from([None, "tool_calls", "stop", "length", "content_filter"]))
+    def finish(self, reason: str | None) -> None:
+        events = self.asm.finish(reason)
+        self.model.finish(whole=reason in ("tool_calls", "stop"))
         self._apply(events)
         assert self.asm.pending == 0
         assert self.ledger.started == self.ledger.ended

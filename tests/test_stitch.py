@@ -17,7 +17,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fixtures.expected import cut, fixture_names, load, normalize, payloads
-from toolstitch.stitch.stitcher import AsyncStitch, Stitch, Stitcher, StitchResult, astitch, stitch
+from toolstitch.stitch.stitcher import (
+    MAX_REFUSED_KEPT,
+    AsyncStitch,
+    Stitch,
+    Stitcher,
+    StitchResult,
+    astitch,
+    stitch,
+)
 from toolstitch.vocab.call_events import (
     ArgumentsDelta,
     CallDiscarded,
@@ -450,17 +458,18 @@ def test_indices_past_max_calls_keep_almost_nothing_through_stitch() -> None:
         for _ in run:
             pass
         with_result, _ = tracemalloc.get_traced_memory()
-        discarded = len(run.stitcher._discarded)
-        run.stitcher._discarded = ()  # drop the result's own record of each discard
-        kept, _ = tracemalloc.get_traced_memory()
+        result = run.result
     finally:
         tracemalloc.stop()
-    assert discarded == extra
-    assert len(run.result.calls) == 8
-    # docs/safety.md: at most 100 B per extra index (the core keeps runs of refused indices
-    # as ranges; the layers above it keep nothing per index).
-    assert (kept - base) / extra <= 100, (kept - base) / extra
-    assert (with_result - base) / extra <= 1_000, (with_result - base) / extra
+    # The result keeps the first MAX_REFUSED_KEPT refused calls and counts the rest.
+    assert len(result.discarded) == MAX_REFUSED_KEPT
+    assert result.discarded_omitted == extra - MAX_REFUSED_KEPT
+    assert {d.error.code for d in result.discarded} == {"limit-exceeded"}
+    assert len(result.calls) == 8
+    assert len(result.parts) == 8 + MAX_REFUSED_KEPT
+    # docs/safety.md: at most 100 B per extra index, the result included (the core keeps
+    # runs of refused indices as ranges; the layers above it keep nothing per index).
+    assert (with_result - base) / extra <= 100, (with_result - base) / extra
 
 
 def test_the_confirmed_event_path_still_refuses_bytes_after_events_and_feeds_after_close() -> None:

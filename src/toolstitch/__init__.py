@@ -26,6 +26,7 @@ from toolstitch.vocab.call_events import (
     Event,
     ToolCall,
 )
+from toolstitch.vocab.endings import Ending
 from toolstitch.vocab.errors import (
     ConflictingId,
     InvalidDelta,
@@ -42,6 +43,7 @@ from toolstitch.vocab.errors import (
     TruncatedArguments,
     UnexpectedDelta,
     UnknownTool,
+    UnreadField,
     UsageError,
 )
 from toolstitch.vocab.limits import Limits
@@ -83,6 +85,7 @@ __all__ = [
     "ConflictingId",
     "CustomToolCall",
     "Delta",
+    "Ending",
     "Event",
     "FinishReason",
     "InvalidDelta",
@@ -114,6 +117,7 @@ __all__ = [
     "TruncatedArguments",
     "UnexpectedDelta",
     "UnknownTool",
+    "UnreadField",
     "Usage",
     "UsageError",
     "__version__",

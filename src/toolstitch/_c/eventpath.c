@@ -435,7 +435,7 @@ static PyType_Spec reader_spec = {
 
 /* -- the protocol's block starts and message deltas --------------------------------------
  *
- * Besides the fragments, two events of every call-making message go the same way in C when
+ * Besides the fragments, three events of every call-making message go the same way in C when
  * they are plain (configure_block_events() hands over the adapter module's names and its
  * event makers, once):
  *
@@ -446,7 +446,9 @@ static PyType_Spec reader_spec = {
  *   `_cores`), then the call's start fed to the assembler (ts_feed_start: its C start path);
  * - a `message_delta` whose `delta` and `usage` are exact dicts (or absent): its
  *   FinishReason (an exact non-empty str `stop_reason`) and Usage (a non-empty `usage`, copied),
- *   made by the adapter's own makers (adapters._base.finish_event, usage_event).
+ *   made by the adapter's own makers (adapters._base.finish_event, usage_event);
+ * - the first `message_start`, whose `message` is an exact dict with a `usage` exact dict or
+ *   absent and no `content` (or an empty list): its Usage, and `_messages` set to 1.
  *
  * The Stitcher's notes are then taken by its Python `_observe`, as for any event. Anything
  * else - another block, an odd or absent field, a str subclass, an index already used, an
@@ -474,13 +476,6 @@ enum { READ_START = 4, READ_ITEMS = 5 };
 /* `payload.get(key)` of an exact dict, borrowed (NULL: absent, or an exception is set). */
 static PyObject *field(PyObject *mapping, PyObject *key) {
     return PyDict_GetItemWithError(mapping, key);
-}
-
-/* `index < 0` for an exact int. */
-static int is_negative_int(PyObject *index) {
-    int overflow = 0;
-    long long number = PyLong_AsLongLongAndOverflow(index, &overflow);
-    return overflow < 0 || (overflow == 0 && number < 0);
 }
 
 /* What `_str(value)` keeps: 1 an exact non-empty str; 0 none (absent, None, another type, "");
@@ -665,7 +660,7 @@ static int start_sets(ReaderObject *self, PyObject *index, PyObject **sets) {
     if (sets[1] == NULL) {
         return -1;
     }
-    if (!PySet_CheckExact(sets[0]) || !PySet_CheckExact(sets[1]) || is_negative_int(index)) {
+    if (!PySet_CheckExact(sets[0]) || !PySet_CheckExact(sets[1]) || ts_is_negative(index)) {
         return 0;
     }
     int taken = PySet_Contains(sets[1], index);
@@ -707,7 +702,7 @@ static int start_block(ReaderObject *self, PyObject *const *fields) {
     return done;
 }
 
-/* The two events above, for an event the reader declined: READ_START (a call's block started:
+/* The three events above, for an event the reader declined: READ_START (a call's block started:
  * *start holds its core index, id and name, new references), READ_ITEMS (*items), READ_NONE
  * (nothing done) or -1. */
 static int read_protocol(ReaderObject *self, PyObject *payload, PyObject **start,
@@ -917,20 +912,12 @@ static PyObject *protocol_event(StitcherObject *self, ReaderObject *reader, PyOb
         return NULL;
     }
     self->events_read += 1; /* self.events_read += 1 */
-    if (read == READ_START) { /* the assembler's own C feed, as feed_arguments above */
+    if (read == READ_START) { /* the assembler's C start path, or its feed with the dict */
         PyObject *assembler = self->assembler;
         if (assembler == NULL) {
             PyErr_SetString(PyExc_AttributeError, "assembler");
-        } else if ((PyObject *)Py_TYPE(assembler) == ev.assembler_class) {
-            events = ts_feed_start(assembler, start[0], start[1], start[2]);
         } else {
-            PyObject *function = Py_BuildValue("{sO}", "name", start[2]);
-            PyObject *delta = function == NULL ? NULL
-                                               : Py_BuildValue("{sOsOsO}", "index", start[0], "id",
-                                                               start[1], "function", function);
-            events = delta == NULL ? NULL : PyObject_CallMethod(assembler, "feed", "O", delta);
-            Py_XDECREF(function);
-            Py_XDECREF(delta);
+            events = ts_feed_start(assembler, start[0], start[1], start[2]);
         }
         for (int i = 0; i < 3; i++) {
             Py_DECREF(start[i]);

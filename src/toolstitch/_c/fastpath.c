@@ -541,8 +541,8 @@ static void fields_clear(Fields *f) {
     Py_CLEAR(f->arguments);
 }
 
-/* `index < 0` for an exact int. */
-static int is_negative(PyObject *index) {
+/* `index < 0` for an exact int (fastpath.h). */
+int ts_is_negative(PyObject *index) {
     int overflow = 0;
     long long number = PyLong_AsLongLongAndOverflow(index, &overflow);
     return overflow < 0 || (overflow == 0 && number < 0);
@@ -553,7 +553,7 @@ static int str_or_none(PyObject *value) { return value == Py_None || PyUnicode_C
 /* delta_fields' check: `(index is None or (type(index) is int and index >= 0)) and
  * (each of the others is None or type(...) is str)`. */
 static int fields_valid(const Fields *f) {
-    return (f->index == Py_None || (PyLong_CheckExact(f->index) && !is_negative(f->index))) &&
+    return (f->index == Py_None || (PyLong_CheckExact(f->index) && !ts_is_negative(f->index))) &&
            str_or_none(f->id) && str_or_none(f->kind) && str_or_none(f->name) &&
            str_or_none(f->arguments);
 }
@@ -574,10 +574,23 @@ static PyObject *dict_get(PyObject *mapping, PyObject *key) {
     return Py_NewRef(value);
 }
 
-/* delta_fields' dict branch. READ_OK, READ_RAW (the Python path reads the delta) or -1. */
+/* `mapping.get(key)` of an exact dict, as dict_get, counting in *present the keys found. */
+static PyObject *dict_get_counted(PyObject *mapping, PyObject *key, Py_ssize_t *present) {
+    PyObject *value = PyDict_GetItemWithError(mapping, key);
+    if (value == NULL) {
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    }
+    *present += 1;
+    return Py_NewRef(value);
+}
+
+/* delta_fields' dict branch. READ_OK, READ_RAW (the Python path reads the delta) or -1.
+ * A dict with a key outside the wire shape (`not (obj.keys() <= WIRE_KEYS and
+ * function.keys() <= FUNCTION_KEYS)`) is READ_RAW: the Python feed reports the key. */
 static int read_dict(PyObject *delta, Fields *f) {
     /* function = obj.get("function"); if type(function) is not dict: _coerced_fields(obj) */
-    PyObject *function = dict_get(delta, fast.s_function);
+    Py_ssize_t outer = 0, inner = 0;
+    PyObject *function = dict_get_counted(delta, fast.s_function, &outer);
     if (function == NULL) {
         return -1;
     }
@@ -585,16 +598,17 @@ static int read_dict(PyObject *delta, Fields *f) {
         Py_DECREF(function);
         return READ_RAW;
     }
-    int ok = (f->index = dict_get(delta, fast.s_index)) != NULL &&
-             (f->id = dict_get(delta, fast.s_id)) != NULL &&
-             (f->kind = dict_get(delta, fast.s_type)) != NULL &&
-             (f->name = dict_get(function, fast.s_name)) != NULL &&
-             (f->arguments = dict_get(function, fast.s_arguments)) != NULL;
+    int ok = (f->index = dict_get_counted(delta, fast.s_index, &outer)) != NULL &&
+             (f->id = dict_get_counted(delta, fast.s_id, &outer)) != NULL &&
+             (f->kind = dict_get_counted(delta, fast.s_type, &outer)) != NULL &&
+             (f->name = dict_get_counted(function, fast.s_name, &inner)) != NULL &&
+             (f->arguments = dict_get_counted(function, fast.s_arguments, &inner)) != NULL;
+    int unread = ok && (PyDict_Size(delta) > outer || PyDict_Size(function) > inner);
     Py_DECREF(function);
     if (!ok) {
         return -1;
     }
-    return fields_valid(f) ? READ_OK : READ_RAW;
+    return fields_valid(f) && !unread ? READ_OK : READ_RAW;
 }
 
 /* delta_fields' Delta branch: (obj.index, obj.id, obj.type, obj.name, obj.arguments). */
@@ -1128,7 +1142,7 @@ static void set_last(AsmObject *self, PyObject *call) { ts_set_ref(&self->last, 
  * readiness rule not saying ready for an open call. It asks what it does not restate: the
  * tokenizer is make_tokenizer's, the record is built by the call class itself (its __init__
  * sets the fields), the state after the id is the machine's (configure_start_path() hands it
- * over as data), and is_ready is called. Everything that can fail comes before the first
+ * over as data), and is_ready's answer is the one asked at configuration (rule_verdict). Everything that can fail comes before the first
  * change; in every other case nothing changes and the Python method decides. */
 
 enum { STARTED_FIELDS = 3 };
@@ -1171,7 +1185,7 @@ static int within(PyObject *limits, PyObject *name, Py_ssize_t length) {
  * what it holds (see above): 1 or 0. */
 static int start_shape(const Fields *f) {
     return start.configured && ready.configured && PyLong_CheckExact(f->index) &&
-           !is_negative(f->index) && f->id != Py_None && PyUnicode_CheckExact(f->id) &&
+           !ts_is_negative(f->index) && f->id != Py_None && PyUnicode_CheckExact(f->id) &&
            PyUnicode_GetLength(f->id) > 0 && f->name != Py_None && PyUnicode_CheckExact(f->name) &&
            PyUnicode_GetLength(f->name) > 0 && (f->kind == Py_None || PyUnicode_CheckExact(f->kind)) &&
            (f->arguments == Py_None ||
@@ -1520,7 +1534,7 @@ static PyObject *asm_feed_arguments(PyObject *op, PyObject *const *args, Py_ssiz
         return NULL;
     }
     PyObject *index = params[0], *fragment = params[1];
-    if (!PyLong_CheckExact(index) || is_negative(index) || !PyUnicode_CheckExact(fragment)) {
+    if (!PyLong_CheckExact(index) || ts_is_negative(index) || !PyUnicode_CheckExact(fragment)) {
         return PyObject_CallFunctionObjArgs(fast.python_feed_arguments, op, index, fragment,
                                             NULL);
     }
@@ -1531,7 +1545,7 @@ static PyObject *asm_feed_arguments(PyObject *op, PyObject *const *args, Py_ssiz
 /* feed_arguments(index, fragment) of `assembler` (fastpath.h). */
 PyObject *ts_feed_arguments(PyObject *assembler, PyObject *index, PyObject *fragment) {
     if (fast.join_every > 0 && PyObject_TypeCheck(assembler, fast.assembler_type) &&
-        PyLong_CheckExact(index) && !is_negative(index) && PyUnicode_CheckExact(fragment)) {
+        PyLong_CheckExact(index) && !ts_is_negative(index) && PyUnicode_CheckExact(fragment)) {
         Fields f = {index, Py_None, Py_None, Py_None, fragment}; /* borrowed: the caller's */
         return apply_fields((AsmObject *)assembler, &f);
     }
@@ -1540,8 +1554,9 @@ PyObject *ts_feed_arguments(PyObject *assembler, PyObject *index, PyObject *frag
 
 /* feed({"index": index, "id": call_id, "function": {"name": name}}) of `assembler` (fastpath.h). */
 PyObject *ts_feed_start(PyObject *assembler, PyObject *index, PyObject *call_id, PyObject *name) {
-    if (fast.join_every > 0 && PyObject_TypeCheck(assembler, fast.assembler_type) &&
-        PyLong_CheckExact(index) && !is_negative(index) && PyUnicode_CheckExact(call_id) &&
+    if (fast.join_every > 0 && start.configured &&
+        (PyObject *)Py_TYPE(assembler) == start.assembler_class && PyLong_CheckExact(index) &&
+        !ts_is_negative(index) && PyUnicode_CheckExact(call_id) &&
         PyUnicode_CheckExact(name)) {
         Fields f = {index, call_id, Py_None, name, Py_None}; /* borrowed: the caller's */
         return apply_fields((AsmObject *)assembler, &f);

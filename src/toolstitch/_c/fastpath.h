@@ -21,12 +21,15 @@ int ts_fastpath_init(PyObject *module);
  * with an exception set. (Callers make sure that no subclass overrides the method.) */
 PyObject *ts_feed_arguments(PyObject *assembler, PyObject *index, PyObject *fragment);
 
-/* AssemblerBase.feed({"index": index, "id": call_id, "function": {"name": name}}) on
- * `assembler`, called from C: the C paths (the start path first) when `assembler` is an
- * AssemblerBase (configured), `index` an exact int >= 0 and `call_id` and `name` exact str;
- * otherwise the method `feed` of the object with that dict. The events, or NULL with an
- * exception set. (Callers make sure that no subclass overrides the method.) */
+/* Assembler.feed({"index": index, "id": call_id, "function": {"name": name}}) on
+ * `assembler`, called from C: the C paths (the start path first) when `assembler` is exactly
+ * the native Assembler (configure_start_path()), `index` an exact int >= 0 and `call_id` and
+ * `name` exact str; otherwise the method `feed` of the object, with that dict. The events, or
+ * NULL with an exception set. */
 PyObject *ts_feed_start(PyObject *assembler, PyObject *index, PyObject *call_id, PyObject *name);
+
+/* `index < 0` for an exact int. */
+int ts_is_negative(PyObject *index);
 
 /* 1 if `event` is exactly an ArgumentsDelta (once configured), else 0. */
 int ts_is_arguments_delta(PyObject *event);

@@ -46,6 +46,7 @@ from toolstitch.json.diagnose import diagnose
 from toolstitch.json.lexicon import WHITESPACE
 from toolstitch.json.tokenizer import ArgumentsTokenizer
 from toolstitch.vocab.call_events import CallState, CallWarning
+from toolstitch.vocab.endings import Ending, ending_of
 from toolstitch.vocab.errors import ProviderQuirk
 from toolstitch.vocab.stream_events import StreamWarning
 
@@ -87,8 +88,6 @@ CODES: Final[dict[str, str]] = {
 
 #: Finish reasons that are consistent with tool calls in the response.
 _TOOL_FINISH: Final = frozenset({"tool_calls", "function_call"})
-#: Finish reasons that explain a call whose arguments never closed.
-_CUT_FINISH: Final = frozenset({"length", "max_tokens", "content_filter"})
 
 _COMPLETE = CallState.COMPLETE
 _DISCARDED = CallState.DISCARDED
@@ -302,14 +301,15 @@ class ChatQuirks:
                 yield from self._stream_warn("quirk-finish-repeated", message)
             return
         self._first_reason = reason
-        if tracks and reason not in _TOOL_FINISH and reason not in _CUT_FINISH:
+        ending = ending_of(reason)  # a cut explains a call whose arguments never closed
+        if tracks and reason not in _TOOL_FINISH and not ending.cut:
             for track in tracks:
                 yield from self._warn(
                     track,
                     "quirk-finish-reason-mismatch",
                     f"the response carries tool calls but finish_reason is {reason!r}",
                 )
-        if reason not in _CUT_FINISH:
+        if not ending.cut:
             for track in tracks:
                 record = self._records.record(track.index)
                 if (
@@ -324,15 +324,17 @@ class ChatQuirks:
                         f"finish_reason is {reason!r}, but the arguments never closed: "
                         "they were cut off",
                     )
-        yield from self._end_all()
+        yield from self._end_all(ending)
 
     def close(self) -> Iterator[Item]:
-        """The stream ended: resolve every call still open."""
-        yield from self._end_all()
+        """The stream ended: resolve every call still open (no finish reason ended them, so
+        as the stream's end says: ``EndCall`` with ``ending=None``)."""
+        yield from self._end_all(None)
 
-    def _end_all(self) -> Iterator[Item]:
-        """Report held re-sends, then end every call in index order (as ``finish`` would),
-        each followed by the quirks visible only once it is ready."""
+    def _end_all(self, ending: Ending | None) -> Iterator[Item]:
+        """Report held re-sends, then end every call in index order (as ``finish`` would,
+        with ``ending``: how the response ended), each followed by the quirks visible only
+        once it is ready."""
         for track in list(self._tracks.values()):
             if track.hold:
                 track.hold = ""
@@ -343,7 +345,7 @@ class ChatQuirks:
                 )
         for index in sorted(self._tracks):
             track = self._tracks[index]
-            yield EndCall(index)
+            yield EndCall(index, ending)
             yield from self._readied(track)
 
     # -- one entry ------------------------------------------------------------------------

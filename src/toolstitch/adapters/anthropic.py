@@ -517,8 +517,8 @@ class AnthropicAdapter(Adapter):
         client = state.client
         note = None
         if not state.streamed:
-            start = state.input if state.input is not None else {}
-            text = json.dumps(start, ensure_ascii=False) if isinstance(start, Mapping) else "{}"
+            start = state.input
+            state.streamed = True  # a second stop must not feed the input again
             if isinstance(start, Mapping) and start:
                 note = quirk_warning(
                     "quirk-input-at-block-start",
@@ -527,9 +527,10 @@ class AnthropicAdapter(Adapter):
                     call_id=state.id,
                     name=state.name,
                 )
-            state.streamed = True  # a second stop must not feed the input again
-            delta = Delta(index=state.core, arguments=text)
-            out.append(delta if client else ServerDelta(delta))
+                delta = Delta(index=state.core, arguments=json.dumps(start, ensure_ascii=False))
+                out.append(delta if client else ServerDelta(delta))
+            # No input at all: the block's stop closes the call, and the core's end rule
+            # gives it the empty-arguments object (core.machine.at_end).
         if client:
             out.append(EndCall(state.core))
             if note is not None and not whole:
@@ -555,8 +556,8 @@ class AnthropicAdapter(Adapter):
         for state in servers:
             if state.kind in SERVER_BLOCKS:
                 # The Stitcher ends each server call once: this matters only if its stop
-                # never came.
-                out.append(ServerEnd(state.core, state.id, state.kind))
+                # never came (then as the stream's finish reason says: ``ending=None``).
+                out.append(ServerEnd(state.core, state.id, state.kind, None))
         return out
 
 

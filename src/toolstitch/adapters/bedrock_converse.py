@@ -40,9 +40,11 @@ from typing import Any, Final
 from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import EndCall, Finish, Item, ServerDelta, ServerEnd, arguments
 from toolstitch.core.record import CallRecords
+from toolstitch.vocab.endings import Ending
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
     ReasoningBlock,
+    StreamFailed,
 )
 
 from ._base import (
@@ -59,7 +61,15 @@ from ._base import (
     usage_event,
 )
 
-__all__ = ["CODES", "EVENTS", "EXCEPTIONS", "BedrockConverseAdapter", "is_bedrock_event"]
+__all__ = [
+    "CODES",
+    "EVENTS",
+    "EXCEPTIONS",
+    "BedrockConverseAdapter",
+    "exception_failure",
+    "is_bedrock_event",
+    "is_exception",
+]
 
 #: The ``quirk-…`` codes only this adapter emits (it also uses ``quirk-index-invalid`` and
 #: ``quirk-index-negative``, declared with the OpenAI-Chat codes).
@@ -110,6 +120,23 @@ def is_bedrock_event(payload: Mapping[str, Any], event: str | None = None) -> bo
     return (
         key in EVENTS or key in EXCEPTIONS or key.endswith("Exception") or event == EXCEPTION_EVENT
     )
+
+
+def is_exception(key: object, event: str | None) -> bool:
+    """Whether ``{key: ...}`` is an in-stream exception of a Bedrock runtime stream: it came
+    from an exception frame (``event="exception"``) or its key is an ``…Exception`` name."""
+    return event == EXCEPTION_EVENT or (isinstance(key, str) and key.endswith("Exception"))
+
+
+def exception_failure(name: str, value: object) -> StreamFailed:
+    """The ``StreamFailed`` of an in-stream exception ``{name: value}`` of a Bedrock runtime
+    stream (ConverseStream's and InvokeModelWithResponseStream's are the same frames): a
+    ``ProviderError`` whose ``kind`` is the exception name, its payload without the ``"p"``
+    padding (a bare string payload is the message)."""
+    data = {k: v for k, v in mapping(value).items() if k != "p"}
+    if not data and isinstance(value, str):
+        data = {"message": value}
+    return provider_error({**data, "code": name})
 
 
 class _Block:
@@ -174,17 +201,11 @@ class BedrockConverseAdapter(Adapter):
                     out.append(usage_event(dict(usage)))
             elif key == "messageStart":
                 pass  # only the role: no message id is sent
-            elif event == EXCEPTION_EVENT or (isinstance(key, str) and key.endswith("Exception")):
-                out.append(self._exception(str(key), value))
+            elif is_exception(key, event):
+                out.append(exception_failure(str(key), value))
             else:
                 self._unknown(f"event {key!r}", out)
         return out
-
-    def _exception(self, name: str, value: object) -> Item:
-        data = {k: v for k, v in mapping(value).items() if k != "p"}
-        if not data and isinstance(value, str):
-            data = {"message": value}
-        return provider_error({**data, "code": name})
 
     def _unknown(self, what: str, out: list[Item]) -> None:
         self._unknown_kinds.report("Bedrock", what, "is not read; skipped", out)
@@ -343,11 +364,13 @@ class BedrockConverseAdapter(Adapter):
         if block is not None:
             self._end(block, out)
 
-    def _end(self, block: _Block, out: list[Item]) -> None:
+    def _end(self, block: _Block, out: list[Item], ending: Ending | None = Ending.CLOSED) -> None:
+        """``block`` is over: its stop came (``ending`` ``CLOSED``), or the stream ended
+        without it (``None``: as the stream's finish reason says)."""
         if block.kind == "toolUse":
-            out.append(EndCall(block.core))
+            out.append(EndCall(block.core, ending))
         elif block.kind == _SERVER_KIND:
-            out.append(ServerEnd(block.core, block.id, _SERVER_KIND))
+            out.append(ServerEnd(block.core, block.id, _SERVER_KIND, ending))
         elif block.kind == "reasoning":
             out.append(
                 ReasoningBlock(
@@ -363,7 +386,7 @@ class BedrockConverseAdapter(Adapter):
         out: list[Item] = []
         for _, block in sorted(self._blocks.items()):
             if block.kind != "toolUse":
-                self._end(block, out)
+                self._end(block, out, None)
         self._blocks.clear()
         out.insert(0, Finish())
         return out

@@ -435,9 +435,9 @@ class GeminiAdapter(Adapter):
         if signature is not None:
             # Before the delta that completes the call (a note may precede its first delta).
             out.append(CallNote(index=index, signature=signature))
-        if args is None:
-            args = {}
-        text = compact_json(args)
+        # No args at all: no text; the call's end gives it the empty-arguments object
+        # (core.machine.at_end), as for every provider.
+        text = None if args is None else compact_json(args)
         out.append(Delta(index=index, id=call_id, name=name, arguments=text))
         out.append(EndCall(index))
 
@@ -518,8 +518,9 @@ class GeminiAdapter(Adapter):
         out: list[Item] = []
         self._end_thought(None, out)
         if self._open is not None:
-            # The stream ended inside streamed arguments: they are truncated.
+            # The stream ended inside streamed arguments: they are truncated (or, if none
+            # came, what the response's end says decides: ``ending=None``).
             state, self._open = self._open, None
-            out.append(EndCall(state.index))
+            out.append(EndCall(state.index, None))
         out.append(Finish())
         return out

@@ -132,8 +132,10 @@ class OllamaChatAdapter(Adapter):
                 )
             )
         else:
-            text = compact_json({} if args is None else args)
-            out.append(Delta(index=index, id=call_id, name=name or None, arguments=text))
+            # No arguments at all: no text; the call's end gives it the empty-arguments
+            # object (core.machine.at_end).
+            whole = None if args is None else compact_json(args)
+            out.append(Delta(index=index, id=call_id, name=name or None, arguments=whole))
         out.append(EndCall(index))
         if note is not None:
             out.append(quirk_warning(note[0], note[1], index=index, call_id=call_id, name=name))

@@ -51,7 +51,11 @@ __all__ = ["CODES", "HELPER_EVENTS", "OpenAIChatAdapter", "sdk_chunk"]
 
 #: The ``quirk-…`` codes of OpenAI Chat Completions streams: the quirk layer's (this module
 #: emits only the shared ``quirk-unknown-event`` besides, ``adapters._base.SHARED_CODES``).
-CODES: Final[dict[str, str]] = dict(_QUIRK_CODES)
+CODES: Final[dict[str, str]] = {
+    **_QUIRK_CODES,
+    "quirk-error-in-chunk": "a chunk carried a top-level error object beside its choices "
+    "(OpenRouter): a StreamFailed, and the rest of the chunk is read",
+}
 
 #: The ``type`` of the openai SDK's ``ChatCompletionStream`` events that repeat what the raw
 #: chunks (its ``chunk`` events) already say: skipped, never counted twice.
@@ -202,6 +206,16 @@ class OpenAIChatAdapter(Adapter):
             if payload["error"] is not None or event == "error":
                 yield provider_error(payload["error"])
             return
+        if payload.get("error") is not None:
+            # An error object inside an ordinary chunk, beside its choices (OpenRouter): the
+            # stream failed; what the chunk carried besides is still read (a cut: a call
+            # whose arguments never arrived is discarded), and the oddity is reported.
+            yield provider_error(payload["error"])
+            yield stream_quirk(
+                "quirk-error-in-chunk",
+                "a chunk carried a top-level error object beside its choices; the stream "
+                "failed, and the rest of the chunk was read",
+            )
         if event == "error":
             yield provider_error(payload)
             return

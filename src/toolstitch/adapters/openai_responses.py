@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from toolstitch.core.deltas import Delta
-from toolstitch.core.instructions import EndCall, Finish, Item, arguments
+from toolstitch.core.instructions import EndCall, Finish, Item, ServerDelta, ServerEnd, arguments
 from toolstitch.core.record import CallRecords
 from toolstitch.vocab.call_events import CallState
 from toolstitch.vocab.stream_events import (
@@ -203,6 +203,7 @@ class OpenAIResponsesAdapter(Adapter):
         self._finished = False
         self._custom: dict[int, _Custom] = {}  # custom tool calls by output_index
         self._reasoning_done: set[int] = set()  # reasoning items already reported
+        self._servers: set[int] = set()  # server calls already reported (output_index)
         self._unknown = UnknownKinds()
 
     # -- dispatch -----------------------------------------------------------------------------
@@ -303,6 +304,8 @@ class OpenAIResponsesAdapter(Adapter):
             self._custom_start(index, item)
         elif item.get("type") == "function_call" and index not in self._items:
             self._start(index, item, out)
+        elif item.get("status") == "completed":
+            self._server_call(index, item, out)  # a server call that arrives finished
 
     def _done(self, item: _Item, text: object, where: str, out: list[Item]) -> None:
         """The server's final arguments text for ``item``: check it, then end the call."""
@@ -343,6 +346,27 @@ class OpenAIResponsesAdapter(Adapter):
             item.ended = True
             out.append(EndCall(item.index))
 
+    def _server_call(self, index: int | None, data: Mapping[str, Any], out: list[Item]) -> None:
+        """A finished item of a tool the provider ran itself that names it and carries JSON
+        ``arguments`` (xAI's ``web_search_call``, ``x_search_call``, ``code_execution_call``…;
+        OpenAI's own carry an ``action`` instead and stay progress only): reported once as a
+        ``ServerToolCall``, never a call to dispatch."""
+        kind = data.get("type")
+        name, text = _str(data.get("name")), data.get("arguments")
+        if (
+            index is None
+            or index in self._servers
+            or not isinstance(kind, str)
+            or not kind.endswith("_call")
+            or name is None
+            or not isinstance(text, str)
+        ):
+            return
+        self._servers.add(index)
+        call_id = _str(data.get("call_id")) or _str(data.get("id"))
+        out.append(ServerDelta(Delta(index=index, id=call_id, name=name, arguments=text or None)))
+        out.append(ServerEnd(index, call_id, kind))
+
     def _item_done(self, payload: Mapping[str, Any], out: list[Item]) -> None:
         data = mapping(payload.get("item"))
         kind = data.get("type")
@@ -356,6 +380,7 @@ class OpenAIResponsesAdapter(Adapter):
                 self._custom_done(custom, data.get("input"), out)
             return
         if kind != "function_call":
+            self._server_call(index, data, out)
             return
         item = self._items.get(index) if index is not None else None
         if item is None:

@@ -26,7 +26,15 @@ import bisect
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from toolstitch.core.deltas import NOT_DELTAS, Delta, checked_fields, delta_fields
+from toolstitch.core.deltas import (
+    FUNCTION_KEYS,
+    NOT_DELTAS,
+    WIRE_KEYS,
+    Delta,
+    checked_fields,
+    delta_fields,
+    unread_keys,
+)
 from toolstitch.core.ids import GENERATED_ID_PREFIX, IdFactory, check_id_factory, generated_id
 from toolstitch.core.machine import (
     EMPTY,
@@ -72,6 +80,7 @@ from toolstitch.vocab.call_events import (
     Event,
     ToolCall,
 )
+from toolstitch.vocab.endings import EMPTY_ARGUMENTS, Ending, ending_of
 from toolstitch.vocab.errors import (
     ConflictingId,
     InvalidDelta,
@@ -83,6 +92,7 @@ from toolstitch.vocab.errors import (
     TrailingArguments,
     TruncatedArguments,
     UnexpectedDelta,
+    UnreadField,
 )
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.native import extension, publish
@@ -122,7 +132,12 @@ _DEFAULT_TYPE = "function"
 
 
 #: The default ``empty_arguments``, loaded once (each assembler copies it when it uses it).
-_DEFAULT_EMPTY = "{}"
+_DEFAULT_EMPTY = EMPTY_ARGUMENTS
+_WIRE_KEYS = WIRE_KEYS
+_FUNCTION_KEYS = FUNCTION_KEYS
+#: How many unread keys are reported per call (a stream that invents keys without end gets
+#: no more warnings, and memory stays bounded).
+_MAX_UNREAD_KEYS = 16
 _DEFAULT_EMPTY_PARSED: dict[str, Any] = load_json(_DEFAULT_EMPTY)
 
 _set_call_fields = tuple(
@@ -288,6 +303,7 @@ _ASSEMBLER_FIELDS = (
     "_notes",
     "_open",
     "_tools",
+    "_warned_keys",
 )
 
 
@@ -333,7 +349,7 @@ class _AssemblerBody:
         self,
         *,
         limits: Limits | None = None,
-        empty_arguments: str = "{}",
+        empty_arguments: str = EMPTY_ARGUMENTS,
         json_listener: Callable[[int, JSONEventBatch], None] | None = None,
         tools: object = None,
         on_schema_violation: str = "discard",
@@ -374,6 +390,7 @@ class _AssemblerBody:
             raise ValueError("on_schema_violation must be 'discard' or 'warn'")
         self._calls: dict[int, _Call] = {}
         self._discarded_overflow = _NO_INDICES
+        self._warned_keys: dict[int, set[str]] = {}
         self._by_id: dict[str, _Call] = {}
         self._last: _Call | None = None
         self._open = 0
@@ -430,6 +447,7 @@ class _AssemblerBody:
         self._last = None
         self._open = 0
         self._notes = {}
+        self._warned_keys = {}
 
     def note(
         self,
@@ -466,9 +484,51 @@ class _AssemblerBody:
 
         ``delta`` is a ``Delta``, a Mapping in the OpenAI wire shape, or an object with the
         same attributes (the ``openai`` SDK's ``ChoiceDeltaToolCall``). Raises
-        ``InvalidDelta`` (and changes nothing) for anything else.
+        ``InvalidDelta`` (and changes nothing) for anything else - but a ``str`` (a text
+        part of a message, fed in with the deltas) is ignored, as the seed collector
+        ignores it: no events. A key of a mapping that no delta shape reads gives one
+        ``CallWarning`` (``UnreadField``) per key and call; a mapping with nothing readable
+        at all raises ``InvalidDelta``.
         """
+        if type(delta) is dict:
+            function = delta.get("function")
+            if not (
+                delta.keys() <= _WIRE_KEYS
+                and (type(function) is not dict or function.keys() <= _FUNCTION_KEYS)
+            ):
+                return self._feed_unread(delta)
+        elif isinstance(delta, str):
+            return []
+        elif type(delta) is not Delta and isinstance(delta, Mapping):
+            return self._feed_unread(delta)
         return self._apply(*delta_fields(delta))
+
+    def _feed_unread(self, delta: Mapping[Any, Any]) -> list[Event]:
+        """``feed`` of a dict with keys outside the wire shape: the flat shape, or keys that
+        no shape reads (reported on the call the delta went to)."""
+        fields = delta_fields(delta)  # raises InvalidDelta when nothing is readable
+        events = self._apply(*fields)
+        unread = unread_keys(delta)
+        call = self._last
+        if unread and call is not None:
+            self._unread(call, unread, events)
+        return events
+
+    def _unread(self, call: _Call, keys: tuple[str, ...], events: list[Event]) -> None:
+        warned = self._warned_keys.setdefault(call.index, set())
+        for key in keys:
+            if key in warned or len(warned) >= _MAX_UNREAD_KEYS:
+                continue
+            warned.add(key)
+            error = UnreadField(
+                f"the delta's key {key!r} is not read by toolstitch (no delta shape has it); "
+                "it was ignored",
+                key=key,
+                index=call.index,
+                call_id=call.id,
+                name=call.name or None,
+            )
+            events.append(CallWarning(index=call.index, error=error))
 
     def _apply(
         self,
@@ -557,22 +617,36 @@ class _AssemblerBody:
             events.extend(self.feed(delta))
         return events
 
-    def finish(self) -> list[Event]:
-        """The response ended: resolve every open call. Idempotent.
+    def finish(self, finish_reason: str | Ending | None = None) -> list[Event]:
+        """The response ended: resolve every open call. Idempotent (the first call's
+        ``finish_reason`` decides).
 
-        No name: discarded with ``MissingName``. Arguments empty or whitespace: complete,
-        with ``empty_arguments``. Arguments a valid but unclosed prefix: discarded with
-        ``TruncatedArguments``. A complete call without an id gets a generated one.
+        ``finish_reason`` is how it ended: the provider's finish reason as it sent it
+        (``"tool_calls"``, ``"stop"``, ``"length"``, ``"end_turn"``, ``"MAX_TOKENS"``...,
+        read by ``toolstitch.vocab.endings.ending_of``) or an ``Ending``; ``None`` when none
+        came (the stream stopped without one).
+
+        No name: discarded with ``MissingName``. Arguments a closed object: complete.
+        Arguments empty or whitespace: complete with ``empty_arguments`` when the response
+        ended normally (``"tool_calls"``, ``"stop"``... ``Ending.COMPLETE``), otherwise -
+        the token limit, a filter, an error, no reason at all - discarded with
+        ``TruncatedArguments`` (its ``ending`` says which): a call whose arguments never
+        arrived is never dispatched after a cut. Arguments a valid but unclosed prefix:
+        discarded with ``TruncatedArguments``. A complete call without an id gets a
+        generated one.
         """
         events: list[Event] = []
         if not self._open:  # every call has ended already: nothing to resolve
             return events
+        ending = ending_of(finish_reason)
         for index in sorted(self._calls):
-            self._resolve(self._calls[index], events)
+            self._resolve(self._calls[index], events, ending)
         return events
 
-    def end(self, index: int) -> list[Event]:
-        """The provider says call ``index`` is over (e.g. Anthropic ``content_block_stop``).
+    def end(self, index: int, ending: Ending = Ending.CLOSED) -> list[Event]:
+        """Call ``index`` is over: the provider closed it (e.g. Anthropic
+        ``content_block_stop``; ``ending`` is then ``Ending.CLOSED``, the default), or the
+        response's end reached it (``ending`` says how, as for ``finish``).
 
         Resolves that one call as ``finish`` would; a call already ended, or an index never
         seen, gives no events.
@@ -582,29 +656,31 @@ class _AssemblerBody:
         events: list[Event] = []
         call = self._calls.get(index)
         if call is not None:
-            self._resolve(call, events)
+            self._resolve(call, events, ending_of(ending))
         return events
 
-    def _resolve(self, call: _Call, events: list[Event]) -> None:
+    def _resolve(self, call: _Call, events: list[Event], ending: Ending) -> None:
         if call.state.is_final:
             return
         # ``closed`` first: the blank test joins the text, needed only for an open call.
-        outcome = at_end(
-            bool(call.name), call.closed, call.closed or not call.text().strip(WHITESPACE)
-        )
+        blank = call.closed or not call.text().strip(WHITESPACE)
+        outcome = at_end(bool(call.name), call.closed, blank, ending)
         if outcome == MISSING_NAME:
             self._discard(call, MissingName("the call never received a function name"), events)
         elif outcome == READY:
             self._ready(call, events)
         elif outcome == EMPTY:
             self._ready(call, events, empty=True)
+        elif blank:
+            self._discard(call, _never_arrived(ending), events)
         else:
             self._discard(
                 call,
                 TruncatedArguments(
                     "the arguments ended before their object closed "
                     f"({call.length} characters received, "
-                    f"{_open_brackets(call.tokenizer.depth)} still open)"
+                    f"{_open_brackets(call.tokenizer.depth)} still open)",
+                    ending=ending.value,
                 ),
                 events,
             )
@@ -1073,6 +1149,27 @@ def _bind_listener(
         listener(index, batch)
 
     return forward
+
+
+#: What a call whose arguments never arrived was cut by, for its ``TruncatedArguments``.
+_CUT_BY: dict[Ending, str] = {
+    Ending.LENGTH: "the response hit its token limit",
+    Ending.CONTENT_FILTER: "a content filter stopped the response",
+    Ending.INCOMPLETE: "the response ended without completing",
+    Ending.ERROR: "the provider sent an error",
+    Ending.DECODE_ERROR: "the stream could not be decoded",
+    Ending.CANCELLED: "the stream was cancelled",
+    Ending.ABANDONED: "the stream stopped without a finish reason",
+}
+
+
+def _never_arrived(ending: Ending) -> TruncatedArguments:
+    """The error of a named call whose arguments never arrived when ``ending`` cut it."""
+    cause = _CUT_BY.get(ending, f"the response ended ({ending})")
+    return TruncatedArguments(
+        f"{cause} before the call's arguments arrived; it is not dispatched with empty arguments",
+        ending=ending.value,
+    )
 
 
 def _open_brackets(depth: int) -> str:

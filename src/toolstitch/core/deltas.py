@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from toolstitch.vocab.errors import InvalidDelta
 
-__all__ = ["NOT_DELTAS", "Delta", "DeltaFields", "checked_fields", "coerce_delta", "delta_fields"]
+__all__ = [
+    "FLAT_KEYS",
+    "FUNCTION_KEYS",
+    "NOT_DELTAS",
+    "WIRE_KEYS",
+    "Delta",
+    "DeltaFields",
+    "checked_fields",
+    "coerce_delta",
+    "delta_fields",
+    "unread_keys",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +62,36 @@ def _check(delta: Delta) -> Delta:
     return delta
 
 
+#: The keys each mapping shape of a delta reads; any other key is reported, never dropped
+#: in silence (``unread_keys``). The wire shape: ``{"index", "id", "type", "function":
+#: {"name", "arguments"}}``. The flat shape: ``name`` and ``arguments`` at the top, or
+#: LangChain's ``tool_call_chunks`` entries ``{"name", "args", "id", "index", "type":
+#: "tool_call_chunk"}``.
+WIRE_KEYS: Final = frozenset({"index", "id", "type", "function"})
+FUNCTION_KEYS: Final = frozenset({"name", "arguments"})
+FLAT_KEYS: Final = frozenset({"index", "id", "type", "name", "arguments", "args"})
+#: LangChain's ``type`` of a tool-call chunk: the kind of the chunk, not of the call.
+_CHUNK_TYPES: Final = frozenset({"tool_call_chunk"})
+
+
+def unread_keys(data: Mapping[Any, Any]) -> tuple[str, ...]:
+    """The keys of a delta mapping that no shape reads (``function.…`` for those of its
+    ``function`` mapping), in the order they came."""
+    function = data.get("function")
+    known = FLAT_KEYS | WIRE_KEYS if function is None else WIRE_KEYS
+    unread = [str(key) for key in data if key not in known]
+    if isinstance(function, Mapping):
+        unread += [f"function.{key}" for key in function if key not in FUNCTION_KEYS]
+    return tuple(unread)
+
+
 def _from_mapping(data: Mapping[Any, Any]) -> Delta:
     function = data.get("function")
     if function is None:
         name = data.get("name")
         arguments = data.get("arguments")
+        if arguments is None:
+            arguments = data.get("args")  # LangChain's tool_call_chunks
     elif isinstance(function, Mapping):
         name = function.get("name")
         arguments = function.get("arguments")
@@ -63,7 +99,10 @@ def _from_mapping(data: Mapping[Any, Any]) -> Delta:
         raise InvalidDelta(
             f"delta field 'function' must be a mapping or None, got {type(function).__name__}"
         )
-    return Delta(data.get("index"), data.get("id"), data.get("type"), name, arguments)
+    kind = data.get("type")
+    if isinstance(kind, str) and kind in _CHUNK_TYPES and function is None:
+        kind = None
+    return Delta(data.get("index"), data.get("id"), kind, name, arguments)
 
 
 def _from_object(obj: object) -> Delta:
@@ -99,7 +138,9 @@ def delta_fields(obj: object) -> DeltaFields:
     """
     if type(obj) is dict:
         function = obj.get("function")
-        if type(function) is not dict:
+        if type(function) is not dict or not (
+            obj.keys() <= WIRE_KEYS and function.keys() <= FUNCTION_KEYS
+        ):
             return _coerced_fields(obj)
         fields = (
             obj.get("index"),
@@ -150,6 +191,12 @@ def coerce_delta(obj: object) -> Delta:
         delta = obj
     elif isinstance(obj, Mapping):
         delta = _from_mapping(obj)
+        if obj and len(unread_keys(obj)) == len(obj):
+            raise InvalidDelta(
+                "a delta mapping with none of the keys toolstitch reads "
+                f"({', '.join(sorted(FLAT_KEYS | WIRE_KEYS))}): got "
+                f"{', '.join(repr(key) for key in obj)}"
+            )
     elif isinstance(obj, NOT_DELTAS) or obj is None:
         raise InvalidDelta(f"a delta must be a mapping or an object, got {type(obj).__name__}")
     elif isinstance(obj, Delta) or any(

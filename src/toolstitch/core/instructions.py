@@ -9,9 +9,11 @@ the events through, so the adapter never touches the core.
 ``CallNote`` carries a call's signature and caller to its ``ToolCall`` (``Assembler.note``).
 ``Arguments`` is ``Delta(index=…, arguments=…)`` for the hot path (``Assembler.feed_arguments``
 without building a delta). ``EndCall`` ends one call (Anthropic ``content_block_stop``, a
-Responses ``.done``); ``Finish`` ends them all. ``ServerDelta`` and ``ServerEnd`` are the
-same for calls the provider runs itself (Anthropic ``server_tool_use``): the ``Stitcher``
-assembles them apart and reports each outcome as a ``ServerToolCall``.
+Responses ``.done``); ``Finish`` ends them all. Both say how (an ``Ending``): what a call
+whose arguments never arrived becomes depends on it (``core.machine.at_end``).
+``ServerDelta`` and ``ServerEnd`` are the same for calls the provider runs itself (Anthropic
+``server_tool_use``): the ``Stitcher`` assembles them apart and reports each outcome as a
+``ServerToolCall``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any, NamedTuple, TypeAlias
 
 from toolstitch.core.deltas import Delta
 from toolstitch.vocab.call_events import Event
+from toolstitch.vocab.endings import Ending
 
 __all__ = [
     "Arguments",
@@ -55,9 +58,14 @@ def arguments(index: int, fragment: str) -> Arguments:
 
 @dataclass(frozen=True, slots=True)
 class EndCall:
-    """The provider says call ``index`` is over (``Assembler.end``)."""
+    """Call ``index`` is over (``Assembler.end``): the provider closed it (``ending`` is
+    ``Ending.CLOSED``, the default), or the response's end reached it: how the response
+    ended when the adapter knows (``Ending.COMPLETE`` or a cut, e.g. ``ending_of`` of the
+    finish reason it just read; see ``toolstitch.vocab.endings``), or ``None`` for "as the
+    stream's finish reason says" (the ``Stitcher`` knows it at the stream's end)."""
 
     index: int
+    ending: Ending | None = Ending.CLOSED
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,7 +81,12 @@ class CallNote:
 
 @dataclass(frozen=True, slots=True)
 class Finish:
-    """The response is over: resolve every open call (``Assembler.finish``)."""
+    """The response is over: resolve every open call (``Assembler.finish``). ``ending`` is
+    how it ended: ``None`` (the default) for "as the stream's finish reason says" (the
+    ``Stitcher`` reads the first ``FinishReason`` of the stream with ``ending_of``: no
+    reason at all is ``Ending.ABANDONED``), or an ``Ending`` the adapter knows better."""
+
+    ending: Ending | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +99,13 @@ class ServerDelta:
 @dataclass(frozen=True, slots=True)
 class ServerEnd:
     """Server call ``index`` is over: report its outcome as a ``ServerToolCall`` with this
-    ``id`` and ``kind`` (the provider's block type, e.g. ``"server_tool_use"``)."""
+    ``id`` and ``kind`` (the provider's block type, e.g. ``"server_tool_use"``); ``ending``
+    as for ``EndCall``."""
 
     index: int
     id: str | None
     kind: str
+    ending: Ending | None = Ending.CLOSED
 
 
 #: What adapters return: deltas, instructions and events, in the order they happen.

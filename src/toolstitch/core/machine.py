@@ -26,10 +26,12 @@ assembler asks (it never re-derives them):
 * ``is_ready(closed, named, has_id)``: the readiness rule. A call is ready - ``CallReady`` -
   when its arguments object has closed *and* its name and id are known; whichever of the
   three arrives last (the closing fragment, the last piece of the name, the id) triggers it;
-* ``at_end(named, closed, blank)``: what ``finish``/``end`` does with a call still open: no
-  name → discarded (``MissingName``); closed → ready (with a generated id if it never got
-  one); nothing but whitespace → ready with the empty-arguments object; an open prefix →
-  discarded (``TruncatedArguments``).
+* ``at_end(named, closed, blank, ending)``: what ``finish``/``end`` does with a call still
+  open: no name → discarded (``MissingName``); closed → ready (with a generated id if it
+  never got one); nothing but whitespace → ready with the empty-arguments object, but only
+  when the provider closed the call or the response ended normally (``ending`` in
+  ``vocab.endings.WHOLE``), discarded (``TruncatedArguments``) after any cut; an open
+  prefix → discarded (``TruncatedArguments``).
 
 Invariants the assembler keeps with this table:
 
@@ -48,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolstitch.core._table import TABLE
 from toolstitch.vocab.call_events import CallState
+from toolstitch.vocab.endings import WHOLE, Ending
 
 if TYPE_CHECKING:
     from transitions import Machine
@@ -220,13 +223,15 @@ def is_ready(closed: bool, named: bool, has_id: bool) -> bool:
 READY, EMPTY, MISSING_NAME, TRUNCATED = "ready", "empty", "missing-name", "truncated"
 
 
-def at_end(named: bool, closed: bool, blank: bool) -> str:
-    """The rule at ``finish``/``end`` for an open call (see the module docstring)."""
+def at_end(named: bool, closed: bool, blank: bool, ending: Ending) -> str:
+    """The rule at ``finish``/``end`` for an open call (see the module docstring): the
+    empty-arguments object only for a call that ``ending`` leaves whole (the provider closed
+    it, or the response ended normally: ``vocab.endings.WHOLE``)."""
     if not named:
         return MISSING_NAME
     if closed:
         return READY
-    if blank:
+    if blank and ending in WHOLE:
         return EMPTY
     return TRUNCATED
 

@@ -581,7 +581,8 @@ class _Round:
                     self.handle(self.stitcher.feed(raw))
                     self.last = raw
                     await self.room()
-            self.handle(self.stitcher.close())
+            # Stopped at max_text_chars: the rest of the response is never read, a cut.
+            self.handle(self.stitcher.close(cancelled=self.overflow))
         finally:
             self.reading = False
             aclose = getattr(self.iterator, "aclose", None)

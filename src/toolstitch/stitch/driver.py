@@ -24,7 +24,9 @@ from toolstitch.core.instructions import (
     ServerEnd,
 )
 from toolstitch.vocab.call_events import CallDiscarded, CallReady, Event
-from toolstitch.vocab.stream_events import ServerToolCall
+from toolstitch.vocab.endings import Ending, ending_of, settle
+from toolstitch.vocab.errors import StreamDecodeError
+from toolstitch.vocab.stream_events import ServerToolCall, StreamFailed
 
 __all__ = ["Driver"]
 
@@ -32,10 +34,17 @@ __all__ = ["Driver"]
 class Driver:
     """Applies items to ``assembler`` (and to a server-side assembler of its own)."""
 
-    __slots__ = ("_server_assembler", "_server_outcomes", "assembler")
+    __slots__ = ("_server_assembler", "_server_outcomes", "assembler", "cut", "reason")
 
     def __init__(self, assembler: Assembler) -> None:
         self.assembler = assembler
+        #: The first cut seen in the stream (an error event, bytes not the format, a
+        #: cancelled stream), or ``None``: the response's end can no longer be a normal one
+        #: (``vocab.endings.settle``), so a call whose arguments never arrived is discarded.
+        self.cut: Ending | None = None
+        #: The stream's finish reason, as the ``Stitcher`` read it by the stream's end: what
+        #: an ``EndCall`` or ``Finish`` that does not say how the response ended goes by.
+        self.reason: str | None = None
         self._server_assembler: Assembler | None = None
         # Outcomes of server calls not ended yet; made with the server assembler.
         self._server_outcomes: dict[int, list[CallReady | CallDiscarded]] | None = None
@@ -51,7 +60,7 @@ class Driver:
                 return self.assembler.feed_arguments(*item)
             if type(item) is dict or type(item) is Delta:  # one delta (a call's start)
                 return self.assembler.feed(item)
-            if isinstance(item, Event):
+            if isinstance(item, Event) and type(item) is not StreamFailed:
                 return [item]
         out: list[Event] = []
         self.drive(items, out)
@@ -68,19 +77,27 @@ class Driver:
             elif type(item) is Arguments:  # the hot path of the other providers
                 out += assembler.feed_arguments(*item)
             elif isinstance(item, Event):
+                if type(item) is StreamFailed and self.cut is None:
+                    self.cut = _failure(item)
                 out.append(item)
             elif isinstance(item, Delta):
                 out += assembler.feed(item)
             elif isinstance(item, EndCall):
-                out += assembler.end(item.index)
+                out += assembler.end(item.index, self.ending(item.ending))
             elif isinstance(item, Finish):
-                out += assembler.finish()
+                out += assembler.finish(self.ending(item.ending))
             elif isinstance(item, CallNote):
                 assembler.note(item.index, signature=item.signature, caller=item.caller)
             elif isinstance(item, Mapping):  # last: an ABC's check costs the most
                 out += assembler.feed(item)
             else:
                 self._server_item(item, out)
+
+    def ending(self, said: Ending | None) -> Ending:
+        """How a call or the response ended, from what the adapter ``said`` (``None``: as the
+        stream's finish reason says) and the first cut seen in the stream
+        (``vocab.endings.settle``)."""
+        return settle(ending_of(self.reason) if said is None else said, self.cut)
 
     def _server_item(self, item: object, out: list[Event]) -> None:
         """A server call's delta or end; its outcome becomes a ``ServerToolCall``."""
@@ -97,8 +114,16 @@ class Driver:
         if not isinstance(item, ServerEnd):
             raise TypeError(f"an adapter returned {type(item).__name__}, not an item")
         ended = outcomes.pop(item.index, [])
-        ended += [e for e in server.end(item.index) if isinstance(e, (CallReady, CallDiscarded))]
+        ending = self.ending(item.ending)
+        ended += [
+            e for e in server.end(item.index, ending) if isinstance(e, (CallReady, CallDiscarded))
+        ]
         out.extend(_server_call(event, item) for event in ended)
+
+
+def _failure(event: StreamFailed) -> Ending:
+    """The cut a stream failure makes: bytes not the format, or an error the provider sent."""
+    return Ending.DECODE_ERROR if isinstance(event.error, StreamDecodeError) else Ending.ERROR
 
 
 def _server_call(event: CallReady | CallDiscarded, end: ServerEnd) -> ServerToolCall:

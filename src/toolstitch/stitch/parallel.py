@@ -45,6 +45,7 @@ from toolstitch.core.instructions import Arguments, CallNote, EndCall, Finish, I
 from toolstitch.core.record import CallRecord
 from toolstitch.stitch.driver import Driver
 from toolstitch.vocab.call_events import CallDiscarded, CallReady, CallWarning, Event
+from toolstitch.vocab.endings import Ending
 from toolstitch.vocab.limits import Limits
 
 __all__ = ["ParallelWrappers", "declared_names", "needed"]
@@ -149,6 +150,11 @@ class ParallelWrappers:
 
     # -- items ------------------------------------------------------------------------------
 
+    @property
+    def driver(self) -> Driver:
+        """The driver that applies the items after the wrapper rule."""
+        return self._driver
+
     def events(self, items: Iterable[Item]) -> list[Event]:
         """``drive`` into a new list (``Driver.events``)."""
         out: list[Event] = []
@@ -162,8 +168,9 @@ class ParallelWrappers:
     def _filter(self, items: Iterable[Item]) -> Iterator[Item]:
         for item in items:
             if isinstance(item, Finish):
+                ending = self._driver.ending(item.ending)
                 for wrapper in sorted(self.wrappers - self._done):
-                    yield from self._end(wrapper)
+                    yield from self._end(wrapper, ending)
                 yield item
                 continue
             index = _index_of(item)
@@ -191,7 +198,7 @@ class ParallelWrappers:
                 yield item  # a quirk warning about the wrapper itself
             return
         if isinstance(item, EndCall):
-            yield from self._end(index)
+            yield from self._end(index, self._driver.ending(item.ending))
             return
         events = (
             self.private.feed_arguments(*item)
@@ -203,11 +210,11 @@ class ParallelWrappers:
             self._done.add(index)
             yield from self._expand(index, ready)
 
-    def _end(self, index: int) -> Iterator[Item]:
+    def _end(self, index: int, ending: Ending) -> Iterator[Item]:
         if index in self._done:
             return
         self._done.add(index)
-        for event in self.private.end(index):
+        for event in self.private.end(index, ending):
             if isinstance(event, CallReady):
                 yield from self._expand(index, event)
             elif isinstance(event, CallDiscarded):

@@ -74,7 +74,8 @@ from toolstitch.vocab.call_events import (
     Event,
     ToolCall,
 )
-from toolstitch.vocab.errors import StreamDecodeError, StreamError
+from toolstitch.vocab.endings import EMPTY_ARGUMENTS, Ending
+from toolstitch.vocab.errors import LimitExceeded, StreamDecodeError, StreamError
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.native import extension, publish
 from toolstitch.vocab.stream_events import (
@@ -108,6 +109,10 @@ MAX_UNDETECTED_EVENTS: Final = 64
 
 _BOM = b"\xef\xbb\xbf"
 
+#: How many calls refused past ``Limits.max_calls`` keep their ``CallDiscarded`` in
+#: ``StitchResult.discarded``; the rest are counted in ``discarded_omitted``.
+MAX_REFUSED_KEPT: Final = 64
+
 
 #: One part of the assistant turn, in ``StitchResult.parts``.
 ResultPart: TypeAlias = ReasoningBlock | TextPart | ToolCall | CallDiscarded
@@ -128,7 +133,9 @@ class StitchResult:
     provider's usage objects merged in arrival order; ``events`` and ``bytes`` how many
     provider events and bytes were read; ``finished`` whether the stream was closed;
     ``custom_calls`` the Responses custom tool calls (free-text input, never JSON arguments:
-    not among ``calls``), in stream order.
+    not among ``calls``), in stream order. ``discarded_omitted`` counts the calls refused
+    past ``Limits.max_calls`` whose ``CallDiscarded`` is not kept in ``discarded`` (the
+    first ``MAX_REFUSED_KEPT`` are; every refused call still ended with its own event).
 
     ``parts`` is the assistant turn in the order the provider sent it: each reasoning block
     (at its end), each run of text (a ``TextPart``, with the signature that ended it when
@@ -153,6 +160,7 @@ class StitchResult:
     bytes: int = 0
     finished: bool = False
     custom_calls: tuple[CustomToolCall, ...] = ()
+    discarded_omitted: int = 0
 
     def message(self) -> AssistantMessage:
         """The assistant turn exactly as the provider needs it back on the next request
@@ -261,7 +269,7 @@ class _StitcherBody:
         *,
         limits: Limits | None = None,
         choice: int = 0,
-        empty_arguments: str = "{}",
+        empty_arguments: str = EMPTY_ARGUMENTS,
         tools: object = None,
         on_schema_violation: str = "discard",
         watch_strings: Mapping[str, Iterable[str]] | None = None,
@@ -291,9 +299,12 @@ class _StitcherBody:
         if provider != "auto":
             self.adapter = self._adapter(provider)
         wrappers = self._wrappers
-        driver = Driver(self.assembler) if wrappers is None else wrappers
-        self._drive = driver.drive
-        self._events = driver.events
+        # The driver applies the items (after the wrapper rule, when there is one); it keeps
+        # the stream's cut and, at the end, its finish reason (``close``).
+        self._driver = Driver(self.assembler) if wrappers is None else wrappers.driver
+        applies = self._driver if wrappers is None else wrappers
+        self._drive = applies.drive
+        self._events = applies.events
         # The result so far.
         self._order: dict[int, int] = {}
         self._calls: dict[int, ToolCall] = {}
@@ -326,10 +337,14 @@ class _StitcherBody:
     _direct: Callable[[Mapping[str, Any], str | None], Iterable[Item]] | None = None
     #: The adapter's ``_fragment``, with ``_direct`` (and no wrapper rule to apply).
     _fragment: Fragments | None = None
-    _understood = False  # some event meant something (see ``_not_understood``)
+    #: Some event meant something: an event other than a ``StreamWarning`` came out of the
+    #: stream (``_observe``); the format being detected, or ``[DONE]``, is not enough.
+    _understood = False
     _mismatch = False  # ... or contradicted by them
     _stream_error: StreamError | None = None
     _errors = 0
+    _refused = 0  # calls refused past max_calls whose CallDiscarded is kept
+    _omitted = 0  # ... and those whose CallDiscarded is only counted
     _run: _TextRun | None = None  # the text run still open
     _finish: str | None = None
     _usage: dict[str, Any] | None = None
@@ -364,6 +379,7 @@ class _StitcherBody:
             provider=self.provider,
             calls=tuple(calls),
             discarded=tuple(self._discarded),
+            discarded_omitted=self._omitted,
             warnings=tuple(self._warnings),
             server_calls=tuple(self._server),
             stream_error=self._stream_error,
@@ -486,11 +502,22 @@ class _StitcherBody:
         assert direct is not None  # set whenever ``_fragment`` is
         return self._observe(self._events(direct(data, None)))
 
-    def close(self) -> list[Event]:
-        """The stream ended: flush the decoder, resolve every open call. Idempotent."""
+    def close(self, *, cancelled: bool = False) -> list[Event]:
+        """The stream ended: flush the decoder, resolve every open call. Idempotent.
+
+        How it ended decides what a call whose arguments never arrived becomes
+        (docs/concepts.md, "How a response ends"): the empty-arguments object only after a
+        normal end (the stream's first finish reason is one: ``vocab.endings.ending_of``),
+        discarded after a cut. ``cancelled=True`` says the reader stopped before the
+        stream's end (``Stitch.close``, a cancelled task): a cut, whatever was read.
+        """
         self._direct = self._fragment = None  # a feed after close goes the long way, refused
         if self._closed:
             return []
+        driver = self._driver
+        if cancelled and driver.cut is None:
+            driver.cut = Ending.CANCELLED
+        driver.reason = self._finish
         out: list[Event] = []
         if self._mode == "bytes" and not self._dead:
             self._flush(out)
@@ -519,8 +546,8 @@ class _StitcherBody:
         return StreamFailed(
             error=StreamDecodeError(
                 f"nothing in the stream was understood as {self.provider}: none of its "
-                f"{self.events_read} events is part of that protocol (no call, text, finish "
-                "reason or usage); is it another provider's stream?"
+                f"{self.events_read} events carried a call, text, reasoning, a finish reason "
+                "or usage (a body cut at its start, or another provider's stream?)"
             )
         )
 
@@ -618,14 +645,13 @@ class _StitcherBody:
         self._dead = True
         if (self.adapter is None and not self._errors) or self._mismatch:
             raise exc
-        out.append(StreamFailed(error=exc))
+        self._drive([StreamFailed(error=exc)], out)  # the driver notes the cut
 
     def _message(self, event: str, data: str, done: bool, out: list[Event]) -> None:
         self.events_read += 1
         # (``data[0]`` first: only a text that starts with whitespace may be blank.)
         if done or not data or (data[0].isspace() and not data.strip()):
-            self._understood = self._understood or done  # ``[DONE]`` is the protocol's
-            return
+            return  # ``[DONE]`` ends the protocol but says nothing: it is not understanding
         try:
             payload = json.loads(data)
         except ValueError as exc:
@@ -682,7 +708,7 @@ class _StitcherBody:
         error = message if isinstance(message, StreamDecodeError) else StreamDecodeError(message)
         if self.adapter is None and not self._errors:
             raise error
-        out.append(StreamFailed(error=error))
+        self._drive([StreamFailed(error=error)], out)  # the driver notes the cut
 
     # -- events -----------------------------------------------------------------------------
 
@@ -704,7 +730,6 @@ class _StitcherBody:
                 )
             return []
         adapter = self.adapter = self._adapter(provider)
-        self._understood = True
         out: list[Event] = []
         queued, self._queue = self._queue, ()
         for item, name in queued:
@@ -718,7 +743,7 @@ class _StitcherBody:
         found = detect(payload, event)
         if found is None:
             return
-        self._verified = self._understood = True
+        self._verified = True  # (understood only once an event means something: _observe)
         if found != adapter.name:
             self._mismatch = True
             raise StreamDecodeError(
@@ -790,6 +815,17 @@ class _StitcherBody:
         self._warnings = _added(self._warnings, event)
 
     def _note_discarded(self, event: CallDiscarded) -> None:
+        error = event.error
+        if type(error) is LimitExceeded and error.limit == "max_calls":
+            # A call refused past max_calls: the first MAX_REFUSED_KEPT are kept, the rest
+            # counted, so that a stream of endless indices costs the result nothing more.
+            if self._refused >= MAX_REFUSED_KEPT:
+                self._omitted += 1
+                self._order.pop(event.index, None)
+                if self._parts and self._parts[-1] == event.index:
+                    self._parts.pop()  # placed by its CallStarted, just before
+                return
+            self._refused += 1
         self._discarded = _added(self._discarded, event)
         # Never a call: its place among the calls is not needed (its part stays).
         if self._order.pop(event.index, None) is None:  # discarded before it started
@@ -956,7 +992,7 @@ class _Run:
         *,
         limits: Limits | None = None,
         choice: int = 0,
-        empty_arguments: str = "{}",
+        empty_arguments: str = EMPTY_ARGUMENTS,
         tools: object = None,
         on_schema_violation: str = "discard",
         watch_strings: Mapping[str, Iterable[str]] | None = None,
@@ -977,12 +1013,13 @@ class _Run:
         self._source = source
         self._pending: deque[Event] = deque()
         self._done = False
+        self._cancelled = False  # closed by the reader before the source ended
 
     def _take(self, item: object | None, *, end: bool = False) -> None:
         """Feed one piece of the source (or its end) and keep the events it caused."""
         if end:
             self._done = True
-            self._pending.extend(self.stitcher.close())
+            self._pending.extend(self.stitcher.close(cancelled=self._cancelled))
         else:
             self._pending.extend(self.stitcher.feed(item))
 
@@ -1028,7 +1065,9 @@ class Stitch(_Run, Iterator[Event]):
     def close(self) -> None:
         """Stop reading the source and release it (a stream manager that ``stitch`` entered
         is exited, so its connection closes). What was read stays: ``result`` then ends the
-        stream there (calls still open are resolved as at any end). Idempotent."""
+        stream there: the stream was cut (``Ending.CANCELLED``), so a call whose arguments
+        had not arrived is discarded, never dispatched. Idempotent."""
+        self._cancelled = self._cancelled or not self._done
         chunks, self._chunks = self._chunks, iter(())
         if isinstance(chunks, Generator):
             chunks.close()
@@ -1097,7 +1136,9 @@ class AsyncStitch(_Run, AsyncIterator[Event]):
         """Stop reading the source and release it (a stream manager that ``astitch``
         entered is exited, so its connection closes; a sync source is closed as ``Stitch``
         closes it). What was read stays: ``await collect()`` then ends the stream there.
+        A call whose arguments had not arrived is then discarded (``Ending.CANCELLED``).
         Idempotent."""
+        self._cancelled = self._cancelled or not self._done
         aiter, self._aiter = self._aiter, None
         chunks, self._iter = self._iter, iter(())
         if isinstance(aiter, AsyncGenerator):
@@ -1133,7 +1174,7 @@ def stitch(
     *,
     limits: Limits | None = None,
     choice: int = 0,
-    empty_arguments: str = "{}",
+    empty_arguments: str = EMPTY_ARGUMENTS,
     tools: object = None,
     on_schema_violation: str = "discard",
     watch_strings: Mapping[str, Iterable[str]] | None = None,
@@ -1191,7 +1232,7 @@ def astitch(
     *,
     limits: Limits | None = None,
     choice: int = 0,
-    empty_arguments: str = "{}",
+    empty_arguments: str = EMPTY_ARGUMENTS,
     tools: object = None,
     on_schema_violation: str = "discard",
     watch_strings: Mapping[str, Iterable[str]] | None = None,

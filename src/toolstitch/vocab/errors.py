@@ -13,6 +13,7 @@ The tree::
      │    ├── TrailingArguments         "trailing-arguments"   (a warning: the call stands)
      │    ├── ConflictingId             "conflicting-id"       (a warning: the first id stands)
      │    ├── UnexpectedDelta           "unexpected-delta"     (a warning: the delta was ignored)
+     │    ├── UnreadField               "unread-field"         (a warning: a key no shape reads)
      │    └── ProviderQuirk             "quirk-…"              (a warning: a quirk was normalised)
      ├── StreamError                   a problem with the stream as a whole
      │    ├── StreamDecodeError         "stream-decode-error"  (bytes that are not the format)
@@ -229,9 +230,29 @@ class TrailingArguments(_OffsetError):
 
 
 class TruncatedArguments(ToolCallError):
-    """The stream ended (or the provider closed the call) before the object closed."""
+    """The call ended before its arguments object closed: the provider closed it, or the
+    response ended, with an unclosed prefix; or the response was cut (the token limit, a
+    content filter, an error, a stream that stopped...) before its arguments arrived at all.
+
+    ``ending`` says how the call ended (an ``Ending`` value: ``"closed"``, ``"complete"``,
+    ``"length"``, ``"content-filter"``, ``"error"``, ``"abandoned"``...; see
+    docs/concepts.md, "How a response ends"), or ``None`` where it was not said.
+    """
 
     code = "truncated-arguments"
+    ending: str | None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        ending: str | None = None,
+        index: int | None = None,
+        call_id: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(message, index=index, call_id=call_id, name=name)
+        self.__dict__.update(ending=ending)
 
 
 class MissingName(ToolCallError):
@@ -341,6 +362,28 @@ class UnexpectedDelta(ToolCallError):
     """A delta that cannot apply any more (e.g. name text after the call was ready). A warning."""
 
     code = "unexpected-delta"
+
+
+class UnreadField(ToolCallError):
+    """A delta mapping carried a key that no delta shape reads (a typo such as
+    ``argumentz``, another library's field): the rest of the delta was applied, and the key
+    is reported once per call, never dropped in silence. A warning. ``key`` names it
+    (``function.…`` for a key of the ``function`` mapping)."""
+
+    code = "unread-field"
+    key: str
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        key: str,
+        index: int | None = None,
+        call_id: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(message, index=index, call_id=call_id, name=name)
+        self.__dict__.update(key=key)
 
 
 class ProviderQuirk(ToolCallError):
