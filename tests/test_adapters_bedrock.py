@@ -50,8 +50,8 @@ from toolstitch.vocab.stream_events import (
     Usage,
 )
 
-FIXTURES = binary_fixture_names()
 BR = "bedrock-converse"
+FIXTURES = binary_fixture_names(BR)
 W = '{"city": "Paris"}'
 
 

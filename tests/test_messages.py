@@ -426,6 +426,8 @@ PUBLIC = {
     "messages: 'Iterable[Mapping[str, Any]]') -> 'list[Message]'",
     "from_gemini": "(contents: 'Iterable[Mapping[str, Any]]', "
     "system_instruction: 'Mapping[str, Any] | str | None' = None) -> 'list[Message]'",
+    "from_gemini_interactions": "(steps: 'Iterable[Mapping[str, Any]]', "
+    "system_instruction: 'str | None' = None) -> 'list[Message]'",
     "from_ollama": "(messages: 'Iterable[Mapping[str, Any]]') -> 'list[Message]'",
     "from_openai_chat": "(messages: 'Iterable[Mapping[str, Any]]') -> 'list[Message]'",
     "from_openai_responses": "(items: 'Iterable[Mapping[str, Any]]') -> 'list[Message]'",
@@ -434,6 +436,8 @@ PUBLIC = {
     "tool_result_status: 'bool' = True) -> 'tuple[list[dict[str, Any]], list[dict[str, Any]]]'",
     "to_gemini": "(messages: 'Iterable[Message]') "
     "-> 'tuple[dict[str, Any] | None, list[dict[str, Any]]]'",
+    "to_gemini_interactions": "(messages: 'Iterable[Message]') "
+    "-> 'tuple[str | None, list[dict[str, Any]]]'",
     "to_ollama": "(messages: 'Iterable[Message]') -> 'list[dict[str, Any]]'",
     "to_openai_chat": "(messages: 'Iterable[Message]', *, include_reasoning: 'bool' = False) "
     "-> 'list[dict[str, Any]]'",

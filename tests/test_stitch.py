@@ -53,6 +53,7 @@ def test_there_are_fixtures_for_every_api() -> None:
         "openai-responses",
         "anthropic",
         "gemini",
+        "gemini-interactions",
         "cohere-chat",
         "ollama-chat",
     }

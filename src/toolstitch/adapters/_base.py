@@ -22,6 +22,7 @@ return lists. Consume the result once, fully, before the next ``feed``.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
@@ -94,8 +95,11 @@ def as_mapping(obj: object) -> Mapping[str, Any] | None:
     (enums become their values) with ``exclude_unset=True``, so that a field the provider
     did not send is absent rather than ``None`` (the quirk layer tells an explicit ``null``
     from an absent key), and ``by_alias=True``, so that google-genai objects use the wire's
-    camelCase names. Objects
-    with ``to_dict()`` are asked for that. ``None`` for anything else.
+    camelCase names. A ``type`` field left at its default is kept all the same: it is the
+    discriminator that says what the object is (langchain-core's ``"AIMessageChunk"``),
+    never a value the provider may have left out. An object holding a value JSON cannot
+    (a langchain message's ``additional_kwargs`` may hold raw bytes) is dumped in Python
+    mode instead. Objects with ``to_dict()`` are asked for that. ``None`` for anything else.
     """
     if type(obj) is dict or isinstance(obj, Mapping):  # a plain dict skips the ABC check
         return obj
@@ -105,14 +109,33 @@ def as_mapping(obj: object) -> Mapping[str, Any] | None:
             data = dump(mode="json", exclude_unset=True, by_alias=True)
         except TypeError:  # a model_dump without those keywords
             data = dump()
+        except ValueError:  # a value JSON cannot hold (bytes that are not UTF-8): as it is
+            data = dump(exclude_unset=True, by_alias=True)
         if isinstance(data, Mapping):
-            return data
+            return _typed(obj, data)
     to_dict = getattr(obj, "to_dict", None)
     if callable(to_dict):
         data = to_dict()
         if isinstance(data, Mapping):
             return data
     return None
+
+
+@functools.lru_cache(maxsize=256)
+def _has_type_field(kind: type) -> bool:
+    """Whether the pydantic class ``kind`` declares a ``type`` field (asked once per class)."""
+    fields = getattr(kind, "model_fields", None)
+    return isinstance(fields, Mapping) and "type" in fields
+
+
+def _typed(obj: object, data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``data``, ``obj`` dumped without its unset fields, with ``obj``'s ``type`` when the
+    dump left that discriminator out (a default, as every langchain-core message has it)."""
+    kind: type = type(obj)
+    if "type" in data or not _has_type_field(kind):
+        return data
+    value = getattr(obj, "type", None)
+    return {**data, "type": value} if isinstance(value, str) and value else data
 
 
 def get(data: Mapping[str, Any], *keys: str) -> Any:

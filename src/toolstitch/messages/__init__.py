@@ -11,6 +11,7 @@ a provider's wire form, ``from_*`` reads it back:
 | OpenAI Responses | ``input`` (list of items) | ``function_call`` / ``function_call_output`` |
 | Anthropic | ``(system, messages)`` | ``tool_use`` / ``tool_result`` |
 | Gemini | ``(system_instruction, contents)`` | ``functionCall`` / ``functionResponse`` |
+| Gemini Interactions | ``(system_instruction, input)`` | ``function_call`` / ``function_result`` |
 | Bedrock Converse | ``(system, messages)`` | ``toolUse`` / ``toolResult`` |
 | Ollama | ``messages`` (list of dicts) | ``tool_calls`` / ``tool`` (by ``tool_name``) |
 
@@ -51,9 +52,9 @@ Rules worth knowing:
 
 Layout: ``_neutral`` holds the shape and the rules several forms share (arguments, content
 text, the OpenAI error prefix, grouped results); each wire form has its own module
-(``openai_chat``, ``openai_responses``, ``anthropic``, ``gemini``, ``bedrock``, ``ollama``)
-with its roles, part types and id rules. Import from ``toolstitch.messages`` itself: the
-module names are not part of the API.
+(``openai_chat``, ``openai_responses``, ``anthropic``, ``gemini``, ``gemini_interactions``,
+``bedrock``, ``ollama``) with its roles, part types and id rules. Import from
+``toolstitch.messages`` itself: the module names are not part of the API.
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ from ._neutral import (
 from .anthropic import from_anthropic, to_anthropic
 from .bedrock import from_bedrock, to_bedrock
 from .gemini import from_gemini, to_gemini
+from .gemini_interactions import from_gemini_interactions, to_gemini_interactions
 from .ollama import from_ollama, to_ollama
 from .openai_chat import from_openai_chat, to_openai_chat
 from .openai_responses import (
@@ -100,12 +102,14 @@ __all__ = [
     "from_anthropic",
     "from_bedrock",
     "from_gemini",
+    "from_gemini_interactions",
     "from_ollama",
     "from_openai_chat",
     "from_openai_responses",
     "to_anthropic",
     "to_bedrock",
     "to_gemini",
+    "to_gemini_interactions",
     "to_ollama",
     "to_openai_chat",
     "to_openai_responses",

@@ -60,14 +60,18 @@ def _system_first(reader: Callable[[list[Mapping[str, Any]]], list[Message]]) ->
     return read
 
 
+#: Anthropic's messages, for the Messages API and for Claude through Bedrock's InvokeModel.
+_ANTHROPIC: Final[tuple[str, Reader]] = (
+    "Anthropic messages (the system prompt as system=)",
+    lambda items, system: from_anthropic(items, system),
+)
+
 #: provider -> (what its history is called, its reader ``(items, system) -> messages``).
 WIRE_FORMS: Final[dict[str, tuple[str, Reader]]] = {
     "openai-chat": ("OpenAI Chat messages", _system_first(from_openai_chat)),
     "openai-responses": ("OpenAI Responses input items", _system_first(from_openai_responses)),
-    "anthropic": (
-        "Anthropic messages (the system prompt as system=)",
-        lambda items, system: from_anthropic(items, system),
-    ),
+    "anthropic": _ANTHROPIC,
+    "anthropic-bedrock": _ANTHROPIC,  # Bedrock's InvokeModel body for Claude: the same messages
     "gemini": (
         "Gemini contents (the system instruction as system=)",
         lambda items, system: from_gemini(items, system),
@@ -83,6 +87,7 @@ _WRITERS: Final[dict[str, Callable[..., Any]]] = {
     "openai-chat": to_openai_chat,
     "openai-responses": to_openai_responses,
     "anthropic": to_anthropic,
+    "anthropic-bedrock": to_anthropic,
     "gemini": to_gemini,
     "bedrock-converse": to_bedrock,
     "ollama-chat": to_ollama,

@@ -44,7 +44,7 @@ from collections.abc import (
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias, TypeVar
 
-from toolstitch.adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect
+from toolstitch.adapters import ADAPTERS, PROVIDERS, Adapter, as_mapping, detect, shared_by
 from toolstitch.adapters._base import Fragments, provider_error
 from toolstitch.adapters.openai_chat import sdk_chunk
 from toolstitch.core.assembler import Assembler, _PythonAssembler
@@ -741,8 +741,8 @@ class _StitcherBody:
         """Confirm the named provider by an event that names one (``StreamDecodeError`` if it
         names another); then, for events, set up the direct reading of plain dicts."""
         found = detect(payload, event)
-        if found is None:
-            return
+        if found is None or adapter.name in shared_by(payload, event):
+            return  # names no provider, or not this one alone (a Bedrock exception frame)
         self._verified = True  # (understood only once an event means something: _observe)
         if found != adapter.name:
             self._mismatch = True
