@@ -515,7 +515,7 @@ _events = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(events=st.lists(_events, max_size=12))
 def test_any_events_never_raise_and_every_call_ends_once(events: list[dict[str, Any]]) -> None:
     assert_every_call_ends_once(run(*events))

@@ -7,7 +7,7 @@ decoded stream event, or returns ``None`` when the event could come from any of 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from . import anthropic_bedrock, cohere_chat, gemini_interactions, langchain, ollama_chat
@@ -64,36 +64,55 @@ _ANTHROPIC_TYPES = MESSAGE_EVENTS
 _BEDROCK_RUNTIME: Final = frozenset({"anthropic-bedrock"})
 
 
+def _gemini(payload: Mapping[str, Any]) -> bool:
+    return any(key in payload for key in _GEMINI_KEYS)
+
+
+def _chat(payload: Mapping[str, Any]) -> bool:
+    obj = payload.get("object")
+    return "choices" in payload or (isinstance(obj, str) and obj.startswith("chat.completion"))
+
+
+#: A test: ``(payload, SSE event name, the payload's ``type`` if a str)`` -> whether it is ...
+Detector = Callable[[Mapping[str, Any], "str | None", "str | None"], bool]
+
+_GEMINI_KEYS: Final = (
+    "candidates",
+    "usageMetadata",
+    "promptFeedback",
+    "usage_metadata",
+    "prompt_feedback",
+)
+
+#: How ``detect`` tells the provider of one event: each provider's test, in the order asked
+#: (the first that holds names it). The order matters where shapes overlap: the openai SDK's
+#: ``ChunkEvent`` before the rest, the Gemini Interactions and LangChain shapes before
+#: Gemini's (a chunk's ``usage_metadata``), InvokeModel's ``chunk`` before ConverseStream's,
+#: and plain chat chunks last.
+DETECTORS: Final[tuple[tuple[str, Detector], ...]] = (
+    ("anthropic", lambda p, e, k: k in _ANTHROPIC_TYPES or e in _ANTHROPIC_TYPES),
+    ("openai-responses", lambda p, e, k: k is not None and k.startswith("response.")),
+    ("openai-chat", lambda p, e, k: k == "chunk" and isinstance(p.get("chunk"), Mapping)),
+    ("gemini-interactions", lambda p, e, k: gemini_interactions.detects(p)),
+    ("langchain", lambda p, e, k: langchain.detects(p)),
+    ("gemini", lambda p, e, k: _gemini(p)),
+    ("anthropic-bedrock", lambda p, e, k: anthropic_bedrock.detects(p)),
+    ("bedrock-converse", lambda p, e, k: is_bedrock_event(p, e)),
+    ("cohere-chat", lambda p, e, k: cohere_chat.detects(p, e)),
+    ("ollama-chat", lambda p, e, k: ollama_chat.detects(p)),
+    ("openai-chat", lambda p, e, k: _chat(p)),
+)
+
+
 def detect(payload: Mapping[str, Any], event: str | None = None) -> str | None:
-    """The provider whose stream ``payload`` (one decoded event) belongs to, or ``None``."""
+    """The provider whose stream ``payload`` (one decoded event) belongs to, or ``None``
+    (``DETECTORS``, in order)."""
     kind = payload.get("type")
     if not isinstance(kind, str):
         kind = None  # a list or an object there is no event type of any provider's
-    if kind in _ANTHROPIC_TYPES or event in _ANTHROPIC_TYPES:
-        return "anthropic"
-    if isinstance(kind, str) and kind.startswith("response."):
-        return "openai-responses"
-    if kind == "chunk" and isinstance(payload.get("chunk"), Mapping):
-        return "openai-chat"  # the openai SDK's ChunkEvent, dumped to a dict
-    if gemini_interactions.detects(payload):
-        return "gemini-interactions"  # event_type "interaction.…" / "step.…"
-    if langchain.detects(payload):
-        return "langchain"  # an AIMessageChunk, whose usage_metadata is not Gemini's
-    if "candidates" in payload or "usageMetadata" in payload or "promptFeedback" in payload:
-        return "gemini"
-    if "usage_metadata" in payload or "prompt_feedback" in payload:
-        return "gemini"
-    if anthropic_bedrock.detects(payload):
-        return "anthropic-bedrock"  # {"chunk": {"bytes": …}}: no ConverseStream event
-    if is_bedrock_event(payload, event):
-        return "bedrock-converse"
-    if cohere_chat.detects(payload, event):
-        return "cohere-chat"
-    if ollama_chat.detects(payload):
-        return "ollama-chat"
-    obj = payload.get("object")
-    if "choices" in payload or (isinstance(obj, str) and obj.startswith("chat.completion")):
-        return "openai-chat"
+    for provider, matches in DETECTORS:
+        if matches(payload, event, kind):
+            return provider
     return None
 
 

@@ -127,6 +127,27 @@ def sdk_chunk(event: object) -> object | None:
     return event
 
 
+def _failure(payload: Mapping[str, Any], event: str | None) -> tuple[list[Item], bool]:
+    """The stream failure an event carries (``{"error": …}``, ``event: error``), and whether
+    that is all of it. An error object inside an ordinary chunk, beside its choices
+    (OpenRouter): the stream failed, and what the chunk carried besides is still read (a cut:
+    a call whose arguments never arrived is discarded); the oddity is reported."""
+    error = payload.get("error")
+    if "error" in payload and not payload.get("choices"):
+        whole: list[Item] = [provider_error(error)] if error is not None or event == "error" else []
+        return whole, True
+    if event == "error":
+        return [provider_error(payload)], True
+    if error is None:
+        return [], False
+    quirk = stream_quirk(
+        "quirk-error-in-chunk",
+        "a chunk carried a top-level error object beside its choices; the stream failed, and "
+        "the rest of the chunk was read",
+    )
+    return [provider_error(error), quirk], False
+
+
 class OpenAIChatAdapter(Adapter):
     """Adapter for OpenAI Chat Completions streams (``provider="openai-chat"``)."""
 
@@ -202,22 +223,9 @@ class OpenAIChatAdapter(Adapter):
             elif "error" not in payload and event != "error":
                 yield from self._unknown(payload, event)
                 return
-        if "error" in payload and not payload.get("choices"):
-            if payload["error"] is not None or event == "error":
-                yield provider_error(payload["error"])
-            return
-        if payload.get("error") is not None:
-            # An error object inside an ordinary chunk, beside its choices (OpenRouter): the
-            # stream failed; what the chunk carried besides is still read (a cut: a call
-            # whose arguments never arrived is discarded), and the oddity is reported.
-            yield provider_error(payload["error"])
-            yield stream_quirk(
-                "quirk-error-in-chunk",
-                "a chunk carried a top-level error object beside its choices; the stream "
-                "failed, and the rest of the chunk was read",
-            )
-        if event == "error":
-            yield provider_error(payload)
+        failure, whole = _failure(payload, event)
+        yield from failure
+        if whole:
             return
         choices = payload.get("choices")
         if isinstance(choices, list):
