@@ -91,7 +91,7 @@ def _not_a_delta(field: str) -> object:
     kind = field[:1]
     rest = field[1:]
     options: dict[str, Any] = {
-        "s": rest,
+        "s": {"zz" + rest: rest},  # a mapping with none of the keys a delta shape reads
         "b": rest.encode("utf-8", "surrogateescape"),
         "n": None,
         "i": 7,
@@ -111,7 +111,8 @@ def _not_a_delta(field: str) -> object:
         "W": _Weird(index=0, function=SimpleNamespace(arguments=1)),
         "T": {"index": 0, "type": 1},
     }
-    return options.get(kind, rest)
+    # (A str is a text part, ignored: not one of these.)
+    return options.get(kind, rest.encode("utf-8", "surrogateescape"))
 
 
 def _delta(op: str, fields: list[str]) -> object:

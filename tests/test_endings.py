@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunks import byte_by_byte, split
+from fixtures.expected import binary_fixture_names, fixture_names, load, load_binary
 from toolstitch import (
     CallDiscarded,
     CallReady,
@@ -368,6 +369,33 @@ def _ready_bytes(body: bytes, provider: str) -> dict[int, int]:
     return out
 
 
+def _check_prefix(body: bytes, provider: str, cut: int) -> None:
+    """``body`` cut after ``cut`` bytes: every started call ends once; a ready call's
+    arguments had closed (a complete object, as the whole stream has it), or it had none and
+    its provider had closed it, or the response had ended normally, inside the prefix."""
+    prefix = body[:cut]
+    run = stitch([prefix] if prefix else [], provider, empty_arguments=EMPTY)
+    events = list(run)
+    started = Counter(e.index for e in events if isinstance(e, CallStarted))
+    ended = Counter(e.index for e in events if isinstance(e, (CallReady, CallDiscarded)))
+    assert started == ended
+    assert set(ended.values()) <= {1}
+    ready = [e.call for e in events if isinstance(e, CallReady)]
+    if not ready:
+        return
+    whole = {
+        call.index: call for call in stitch([body], provider, empty_arguments=EMPTY).result.calls
+    }
+    empty_at = _ready_bytes(body, provider) if any(c.arguments == EMPTY for c in ready) else {}
+    for call in ready:
+        if call.arguments == EMPTY:
+            assert call.index in empty_at, (call, cut)
+            assert empty_at[call.index] <= cut, (call, cut)
+        else:
+            assert isinstance(json.loads(call.arguments), dict)
+            assert call.arguments == whole[call.index].arguments
+
+
 @settings(
     max_examples=30,
     deadline=None,
@@ -378,33 +406,33 @@ def test_a_stream_cut_at_any_byte_never_readies_what_had_not_closed(data: st.Dat
     provider = data.draw(st.sampled_from(PROVIDERS), label="provider")
     stream = data.draw(streams(provider, quirks=True, faults=True), label="stream")
     body = stream.body
-    cut = data.draw(st.integers(0, len(body)), label="cut")
-    prefix = body[:cut]
-    run = stitch([prefix] if prefix else [], provider, empty_arguments=EMPTY)
-    events = list(run)
-    # Every started call ends exactly once.
-    started = Counter(e.index for e in events if isinstance(e, CallStarted))
-    ended = Counter(e.index for e in events if isinstance(e, (CallReady, CallDiscarded)))
-    assert started == ended
-    assert set(ended.values()) <= {1}
-    whole = {
-        call.index: call for call in stitch([body], provider, empty_arguments=EMPTY).result.calls
+    _check_prefix(body, provider, data.draw(st.integers(0, len(body)), label="cut"))
+
+
+#: The stream formats that ``streams`` does not generate: their fixtures, cut anywhere.
+NEW_FORMATS = [
+    *(
+        ("anthropic-bedrock", name, load_binary(name)[0])
+        for name in binary_fixture_names("anthropic-bedrock")
+    ),
+    *(
+        ("gemini-interactions", name, load(name)[0])
+        for name in fixture_names("gemini-interactions")
+    ),
+]
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_a_fixture_of_the_other_formats_cut_at_any_byte_never_readies_what_had_not_closed(
+    data: st.DataObject,
+) -> None:
+    provider, _, body = data.draw(st.sampled_from(NEW_FORMATS), label="fixture")
+    _check_prefix(body, provider, data.draw(st.integers(0, len(body)), label="cut"))
+
+
+def test_the_other_formats_have_fixtures() -> None:
+    assert {provider for provider, _, _ in NEW_FORMATS} == {
+        "anthropic-bedrock",
+        "gemini-interactions",
     }
-    empty_at = (
-        _ready_bytes(body, provider)
-        if any(e.call.arguments == EMPTY for e in events if isinstance(e, CallReady))
-        else {}
-    )
-    for event in events:
-        if not isinstance(event, CallReady):
-            continue
-        call = event.call
-        if call.arguments == EMPTY:
-            # No arguments text: only a call its provider closed, or after a normal end,
-            # both inside the prefix.
-            assert call.index in empty_at, (call, cut)
-            assert empty_at[call.index] <= cut, (call, cut)
-        else:
-            # Its arguments had closed: a complete object, as the whole stream has it.
-            assert isinstance(json.loads(call.arguments), dict)
-            assert call.arguments == whole[call.index].arguments
