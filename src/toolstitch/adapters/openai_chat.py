@@ -223,10 +223,11 @@ class OpenAIChatAdapter(Adapter):
             elif "error" not in payload and event != "error":
                 yield from self._unknown(payload, event)
                 return
-        failure, whole = _failure(payload, event)
-        yield from failure
-        if whole:
-            return
+        if "error" in payload or event == "error":  # (the rare case: no call otherwise)
+            failure, whole = _failure(payload, event)
+            yield from failure
+            if whole:
+                return
         choices = payload.get("choices")
         if isinstance(choices, list):
             for position, raw in enumerate(choices):

@@ -390,7 +390,7 @@ class _AssemblerBody:
             raise ValueError("on_schema_violation must be 'discard' or 'warn'")
         self._calls: dict[int, _Call] = {}
         self._discarded_overflow = _NO_INDICES
-        self._warned_keys: dict[int, set[str]] = {}
+        self._warned_keys: dict[int, set[str]] | None = None  # made at the first unread key
         self._by_id: dict[str, _Call] = {}
         self._last: _Call | None = None
         self._open = 0
@@ -447,7 +447,7 @@ class _AssemblerBody:
         self._last = None
         self._open = 0
         self._notes = {}
-        self._warned_keys = {}
+        self._warned_keys = None
 
     def note(
         self,
@@ -515,6 +515,8 @@ class _AssemblerBody:
         return events
 
     def _unread(self, call: _Call, keys: tuple[str, ...], events: list[Event]) -> None:
+        if self._warned_keys is None:
+            self._warned_keys = {}
         warned = self._warned_keys.setdefault(call.index, set())
         for key in keys:
             if key in warned or len(warned) >= _MAX_UNREAD_KEYS:
@@ -643,10 +645,10 @@ class _AssemblerBody:
             self._resolve(self._calls[index], events, ending)
         return events
 
-    def end(self, index: int, ending: Ending = Ending.CLOSED) -> list[Event]:
+    def end(self, index: int, ending: Ending | str | None = Ending.CLOSED) -> list[Event]:
         """Call ``index`` is over: the provider closed it (e.g. Anthropic
         ``content_block_stop``; ``ending`` is then ``Ending.CLOSED``, the default), or the
-        response's end reached it (``ending`` says how, as for ``finish``).
+        response's end reached it (``ending`` says how, as ``finish``'s ``finish_reason``).
 
         Resolves that one call as ``finish`` would; a call already ended, or an index never
         seen, gives no events.

@@ -24,7 +24,7 @@ from toolstitch.core.instructions import (
     ServerEnd,
 )
 from toolstitch.vocab.call_events import CallDiscarded, CallReady, Event
-from toolstitch.vocab.endings import Ending, ending_of, settle
+from toolstitch.vocab.endings import Ending, settle
 from toolstitch.vocab.errors import StreamDecodeError
 from toolstitch.vocab.stream_events import ServerToolCall, StreamFailed
 
@@ -85,7 +85,10 @@ class Driver:
             elif isinstance(item, EndCall):
                 out += assembler.end(item.index, self.ending(item.ending))
             elif isinstance(item, Finish):
-                out += assembler.finish(self.ending(item.ending))
+                # (``ending`` inlined: the response's end, once per stream. The assembler
+                # reads the reason only if a call is still open.)
+                said = self.reason if item.ending is None else item.ending
+                out += assembler.finish(said if self.cut is None else settle(said, self.cut))
             elif isinstance(item, CallNote):
                 assembler.note(item.index, signature=item.signature, caller=item.caller)
             elif isinstance(item, Mapping):  # last: an ABC's check costs the most
@@ -93,11 +96,13 @@ class Driver:
             else:
                 self._server_item(item, out)
 
-    def ending(self, said: Ending | None) -> Ending:
-        """How a call or the response ended, from what the adapter ``said`` (``None``: as the
-        stream's finish reason says) and the first cut seen in the stream
-        (``vocab.endings.settle``)."""
-        return settle(ending_of(self.reason) if said is None else said, self.cut)
+    def ending(self, said: Ending | None) -> Ending | str | None:
+        """How a call or the response ended, as the assembler is told it: what the adapter
+        ``said`` (``None``: as the stream's finish reason says, the reason itself, read by
+        ``Assembler.end``/``finish`` only when a call is still open), unless the stream was
+        cut before (``vocab.endings.settle``)."""
+        said_ = self.reason if said is None else said
+        return said_ if self.cut is None else settle(said_, self.cut)
 
     def _server_item(self, item: object, out: list[Event]) -> None:
         """A server call's delta or end; its outcome becomes a ``ServerToolCall``."""

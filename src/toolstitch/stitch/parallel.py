@@ -210,7 +210,7 @@ class ParallelWrappers:
             self._done.add(index)
             yield from self._expand(index, ready)
 
-    def _end(self, index: int, ending: Ending) -> Iterator[Item]:
+    def _end(self, index: int, ending: Ending | str | None) -> Iterator[Item]:
         if index in self._done:
             return
         self._done.add(index)

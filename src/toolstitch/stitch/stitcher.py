@@ -741,8 +741,10 @@ class _StitcherBody:
         """Confirm the named provider by an event that names one (``StreamDecodeError`` if it
         names another); then, for events, set up the direct reading of plain dicts."""
         found = detect(payload, event)
-        if found is None or adapter.name in shared_by(payload, event):
-            return  # names no provider, or not this one alone (a Bedrock exception frame)
+        if found is None:
+            return
+        if found != adapter.name and adapter.name in shared_by(payload, event):
+            return  # not this provider's alone (a Bedrock exception frame)
         self._verified = True  # (understood only once an event means something: _observe)
         if found != adapter.name:
             self._mismatch = True

@@ -114,11 +114,12 @@ def ending_of(reason: object) -> Ending:
     return FINISH_REASONS.get(reason.lower().replace("-", "_"), Ending.INCOMPLETE)
 
 
-def settle(said: Ending, cut: Ending | None) -> Ending:
-    """The ending that applies to a call, from what the provider ``said`` of it and the cut
-    already seen in the stream (``cut``: the first error, decode failure or cancellation,
-    if any). A call the provider closed is closed; otherwise the first cut is the cause,
-    whatever the stream said after it."""
+def settle(said: Ending | str | None, cut: Ending | None) -> Ending | str | None:
+    """The ending that applies to a call, from what the provider ``said`` of it (an
+    ``Ending``, or a finish reason as sent, or ``None`` for none: ``ending_of`` reads it) and
+    the cut already seen in the stream (``cut``: the first error, decode failure or
+    cancellation, if any). A call the provider closed is closed; otherwise the first cut is
+    the cause, whatever the stream said after it."""
     if said is Ending.CLOSED or cut is None:
         return said
     return cut
