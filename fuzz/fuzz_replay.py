@@ -1,16 +1,19 @@
 """Fuzz target: arbitrary files through ``toolstitch replay``'s code path, in-process.
 
-Input: the file's bytes. If the first byte is 1-4 it names the provider (``--provider``,
-in ``PROVIDERS`` order) and is not part of the file; otherwise the provider is ``auto``.
+Input: the file's bytes. If the first byte is 1 to ``len(PROVIDERS)`` it names the provider
+(``--provider``, in ``PROVIDERS`` order) and is not part of the file; otherwise the provider
+is ``auto``.
 
 The target runs exactly what ``toolstitch replay FILE`` runs after reading the file
-(``cli._replay``: a ``Stitcher`` fed the body line by line, then closed), then both outputs
-(``cli.report`` serialised with ``json.dumps``, and the plain text of ``cli._plain``). The
-same body is also fed through ``stitch`` in a second chunking (drawn from the body's hash)
-and the two ``--json`` reports must be equal unless a decode error cut either stream (the
-events completed earlier in a failing chunk are lost, as the decoders document).
+(``cli._input.replay``: a ``Stitcher`` fed the body piece by piece, then closed), then both
+outputs (``cli.report`` serialised with ``json.dumps``, and the plain text of
+``cli.summary`` rendered). The same body is also fed through a ``Stitcher`` in a second
+chunking (drawn from the body's hash), and the two outcomes (calls, discards with their
+codes and endings, the stream error, text, reasoning, finish reason) must be equal: the
+decoders hand over what they completed before a fault, so not even a decode error makes
+the outcome depend on the chunking.
 
-Expected: ``cli._Failure`` (exit status 2: an unknown format, which wraps
+Expected: ``cli._input.Failure`` (exit status 2: an unknown format, which wraps
 ``StreamDecodeError``). Anything else escaping is a finding. Also checked: every call in the
 result is valid (``_harness.check_ready``), every discard agrees with the reference checker.
 """
@@ -26,12 +29,29 @@ import atheris
 from _harness import check_discarded, check_ready, known_bug
 
 with atheris.instrument_imports(include=["toolstitch"]):
-    from toolstitch import StreamDecodeError, cli
+    from toolstitch import StitchResult, StreamDecodeError
     from toolstitch.adapters import PROVIDERS
+    from toolstitch.cli import report
+    from toolstitch.cli._input import Failure, replay
+    from toolstitch.cli._render import render
+    from toolstitch.cli._view import SHOWN_CHARS, Context, summary
     from toolstitch.stitch.stitcher import Stitcher
 
 
-def _rechunked(body: bytes, provider: str) -> dict[str, object] | None:
+def _outcome(result: StitchResult) -> tuple[object, ...]:
+    """What a stream yielded, independent of how it was cut."""
+    return (
+        result.provider,
+        [(c.index, c.id, c.name, c.arguments) for c in result.calls],
+        [(d.index, d.error.code, getattr(d.error, "ending", None)) for d in result.discarded],
+        None if result.stream_error is None else result.stream_error.code,
+        result.text,
+        result.reasoning,
+        result.finish_reason,
+    )
+
+
+def _rechunked(body: bytes, provider: str) -> tuple[object, ...] | None:
     seed = zlib.crc32(body)
     stitcher = Stitcher(provider)
     pos = 0
@@ -43,7 +63,7 @@ def _rechunked(body: bytes, provider: str) -> dict[str, object] | None:
         stitcher.close()
     except StreamDecodeError:
         return None
-    return cli.report(stitcher.result)
+    return _outcome(stitcher.result)
 
 
 def run(data: bytes) -> None:
@@ -52,27 +72,22 @@ def run(data: bytes) -> None:
     if data and 1 <= data[0] <= len(PROVIDERS):
         provider, body = PROVIDERS[data[0] - 1], data[1:]
     try:
-        replay = cli._replay(body, provider)
-    except cli._Failure as failure:
+        done = replay(body, provider, {}, states=False)
+    except Failure as failure:
         assert str(failure)  # noqa: PT017  (not a pytest test)
         return
-    result = replay.result
+    result = done.result
     for call in result.calls:
         check_ready(call)
     for discarded in result.discarded:
         check_discarded(discarded)
-    report = cli.report(result)
-    json.dumps(report, ensure_ascii=False, indent=2)
-    cli._plain("fuzzed.sse", replay, provider, io.StringIO())
-    if isinstance(result.stream_error, StreamDecodeError):
-        # Documented: the events a decoder completed earlier in the chunk that fails are
-        # lost with the error, so what precedes a decode error depends on the chunking.
-        return
+    found = report(result, done, source="fuzzed.sse", tools=None, policy="discard", status=0)
+    json.dumps(found, ensure_ascii=False, indent=2)
+    context = Context("fuzzed.sse", provider, None, "discard", SHOWN_CHARS)
+    render(summary(done, context), io.StringIO(), colour=False)
     again = _rechunked(body, provider)
-    stream_error = None if again is None else again["stream_error"]
-    decode_failed = isinstance(stream_error, dict) and stream_error["code"] == "stream-decode-error"
-    if again is not None and not decode_failed:
-        assert again == report, "the report depends on the chunking"
+    if again is not None:
+        assert again == _outcome(result), "the outcome depends on the chunking"
 
 
 def TestOneInput(data: bytes) -> None:  # noqa: N802  (atheris' name)
