@@ -31,6 +31,7 @@ JSON_KEYS = [
     "tools",
     "calls",
     "discarded",
+    "discarded_omitted",
     "warnings",
     "server_calls",
     "custom_calls",
@@ -44,7 +45,7 @@ JSON_KEYS = [
     "refusal",
 ]
 CALL_KEYS = ["index", "id", "name", "arguments", "parsed_arguments", "ready_at"]
-DISCARD_KEYS = ["index", "id", "name", "arguments", "code", "message", "discarded_at"]
+DISCARD_KEYS = ["index", "id", "name", "arguments", "code", "message", "ending", "discarded_at"]
 WARNING_KEYS = ["concerns", "index", "name", "code", "message"]
 
 
@@ -705,3 +706,23 @@ def test_control_characters_are_shown_not_obeyed(
     assert "bad\\x1b[2J\\x1b]0;title\\x07\\x0dover\\x9b1m" in out  # … one escape per character
     _, out, _ = run(["replay", str(file), "--json"], capsys)
     assert json.loads(out)["text"] == hostile  # the JSON carries it exactly
+
+
+def test_replay_json_says_how_a_cut_call_ended(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A call whose arguments never arrived, cut by the token limit: discarded, its ending
+    # named in the report.
+    start = {"index": 0, "id": "c1", "type": "function", "function": {"name": "f", "arguments": ""}}
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"tool_calls": [start]}, "finish_reason": None}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]},
+    ]
+    path = tmp_path / "cut.sse"
+    path.write_text("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n")
+    assert cli.main(["replay", str(path), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    (discarded,) = report["discarded"]
+    assert (discarded["code"], discarded["ending"]) == ("truncated-arguments", "length")
+    assert report["discarded_omitted"] == 0
+    assert report["calls"] == []

@@ -66,6 +66,8 @@ def _discarded(item: CallDiscarded, at: Where | None) -> dict[str, Any]:
         "arguments": item.arguments,
         "code": item.error.code,
         "message": item.error.message,
+        # How the call ended, for a truncated one (docs/concepts.md, "How a response ends").
+        "ending": getattr(item.error, "ending", None),
         "discarded_at": _where(at),
     }
 
@@ -139,6 +141,7 @@ def report(
         "tools": _tools(tools, policy),
         "calls": [_call(c, ready.get(c.index)) for c in result.calls],
         "discarded": [_discarded(d, discarded.get(d.index)) for d in result.discarded],
+        "discarded_omitted": result.discarded_omitted,
         "warnings": warnings,
         "server_calls": [_server(s) for s in result.server_calls],
         "custom_calls": [

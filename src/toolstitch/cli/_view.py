@@ -267,7 +267,9 @@ def _discards(
 ) -> list[Line]:
     if not result.discarded:
         return []
-    lines = _section(f"{plural(len(result.discarded), 'call')} discarded", "bad")
+    omitted = result.discarded_omitted
+    more = f" (and {omitted} more refused past max_calls, not listed)" if omitted else ""
+    lines = _section(f"{plural(len(result.discarded), 'call')} discarded{more}", "bad")
     for item in result.discarded:
         lines.append(_head(item.index, item.name, item.id, 2))
         lines += _error_lines(item.error, 6, "bad")
