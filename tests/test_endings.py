@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunks import byte_by_byte, split
-from fixtures.expected import binary_fixture_names, fixture_names, load, load_binary
+from fixtures.expected import fixture_names, load
 from toolstitch import (
     CallDiscarded,
     CallReady,
@@ -35,6 +35,7 @@ from toolstitch import (
     TruncatedArguments,
     stitch,
 )
+from toolstitch.adapters import ADAPTERS
 from toolstitch.testing._eventstream import bedrock_body
 from toolstitch.testing.strategies import PROVIDERS, streams
 from toolstitch.vocab.endings import FINISH_REASONS, ending_of
@@ -409,16 +410,9 @@ def test_a_stream_cut_at_any_byte_never_readies_what_had_not_closed(data: st.Dat
     _check_prefix(body, provider, data.draw(st.integers(0, len(body)), label="cut"))
 
 
-#: The stream formats that ``streams`` does not generate: their fixtures, cut anywhere.
+#: The stream format that ``streams`` does not generate: its fixtures, cut anywhere.
 NEW_FORMATS = [
-    *(
-        ("anthropic-bedrock", name, load_binary(name)[0])
-        for name in binary_fixture_names("anthropic-bedrock")
-    ),
-    *(
-        ("gemini-interactions", name, load(name)[0])
-        for name in fixture_names("gemini-interactions")
-    ),
+    ("gemini-interactions", name, load(name)[0]) for name in fixture_names("gemini-interactions")
 ]
 
 
@@ -431,8 +425,7 @@ def test_a_fixture_of_the_other_formats_cut_at_any_byte_never_readies_what_had_n
     _check_prefix(body, provider, data.draw(st.integers(0, len(body)), label="cut"))
 
 
-def test_the_other_formats_have_fixtures() -> None:
-    assert {provider for provider, _, _ in NEW_FORMATS} == {
-        "anthropic-bedrock",
-        "gemini-interactions",
-    }
+def test_every_byte_format_is_generated_or_has_fixtures() -> None:
+    others = {provider for provider, _, _ in NEW_FORMATS}
+    assert others == {"gemini-interactions"}
+    assert set(PROVIDERS) | others | {"langchain"} == set(ADAPTERS)  # LangChain: objects

@@ -28,6 +28,7 @@ This module needs hypothesis: ``pip install 'toolstitch[testing]'``.
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -80,6 +81,7 @@ PROVIDERS: Final = (
     "anthropic",
     "gemini",
     "bedrock-converse",
+    "anthropic-bedrock",
     "cohere-chat",
     "ollama-chat",
 )
@@ -100,6 +102,7 @@ QUIRKS: Final[Mapping[str, tuple[str, ...]]] = {
     "anthropic": ("quirk-input-at-block-start", "quirk-unknown-event"),
     "gemini": ("quirk-unknown-event",),
     "bedrock-converse": ("quirk-unknown-event",),
+    "anthropic-bedrock": ("quirk-input-at-block-start", "quirk-unknown-event"),
     "cohere-chat": ("quirk-unknown-event",),
     "ollama-chat": ("quirk-arguments-as-text", "quirk-index-taken"),
 }
@@ -116,6 +119,7 @@ FAULTS: Final[Mapping[str, tuple[str, ...]]] = {
     "anthropic": ("malformed", "truncated", "unknown-tool"),
     "gemini": ("truncated", "unknown-tool"),
     "bedrock-converse": ("malformed", "truncated", "unknown-tool"),
+    "anthropic-bedrock": ("malformed", "truncated", "unknown-tool"),
     "cohere-chat": ("malformed", "truncated", "unknown-tool"),
     "ollama-chat": ("malformed", "unknown-tool"),
 }
@@ -126,6 +130,8 @@ _CODES: Final = {
     "unknown-tool": "unknown-tool",
 }
 
+# Providers whose stream is Anthropic's events (on Bedrock, each in a chunk).
+_ANTHROPIC: Final = frozenset({"anthropic", "anthropic-bedrock"})
 # Providers whose parallel calls may interleave on the wire (each fragment names its call);
 # the others send one call after the other, or whole calls.
 _INTERLEAVING: Final = frozenset({"openai-chat", "openai-responses", "bedrock-converse"})
@@ -217,6 +223,7 @@ def _discard_key(discard: ExpectedDiscard) -> tuple[int, str]:
 _CONTENT_TYPES: Final = {
     "ollama-chat": "application/x-ndjson",
     "bedrock-converse": "application/vnd.amazon.eventstream",
+    "anthropic-bedrock": "application/vnd.amazon.eventstream",
 }
 
 
@@ -735,6 +742,13 @@ def _bedrock(plan: _Plan) -> list[_Event]:
     return out
 
 
+def _anthropic_bedrock(plan: _Plan) -> list[_Event]:
+    """Anthropic's events as Bedrock's InvokeModelWithResponseStream carries them: each one's
+    JSON in a ``chunk``, as boto3 hands it over (raw bytes; ``_frames`` base64-encodes them
+    for the wire)."""
+    return [(None, {"chunk": {"bytes": _compact(p).encode()}}) for _, p in _anthropic(plan)]
+
+
 def _cohere(plan: _Plan) -> list[_Event]:
     out: list[_Event] = []
 
@@ -800,6 +814,7 @@ _WRITERS: Final = {
     "anthropic": _anthropic,
     "gemini": _gemini,
     "bedrock-converse": _bedrock,
+    "anthropic-bedrock": _anthropic_bedrock,
     "cohere-chat": _cohere,
     "ollama-chat": _ollama,
 }
@@ -808,6 +823,11 @@ _WRITERS: Final = {
 def _frames(provider: str, events: list[_Event]) -> list[bytes]:
     if provider == "bedrock-converse":
         return bedrock_frames(payload for _, payload in events)
+    if provider == "anthropic-bedrock":  # the wire's chunk: the event's bytes in base64
+        return bedrock_frames(
+            {"chunk": {"bytes": base64.b64encode(payload["chunk"]["bytes"]).decode()}}
+            for _, payload in events
+        )
     if provider == "ollama-chat":
         return [(_compact(payload) + "\n").encode() for _, payload in events]
     return [DONE if payload == "[DONE]" else frame(payload, name) for name, payload in events]
@@ -830,7 +850,7 @@ def _expected(plan: _Plan) -> Outcome:
 
 
 def _ready_text(plan: _Plan, call: PlannedCall) -> str:
-    if plan.provider == "anthropic" and plan.quirk("quirk-input-at-block-start"):
+    if plan.provider in _ANTHROPIC and plan.quirk("quirk-input-at-block-start"):
         return json.dumps(plan.values[plan.calls.index(call)], ensure_ascii=False)
     return call.sent
 
@@ -849,7 +869,7 @@ def _codes(plan: _Plan) -> frozenset[str]:
     }
     if not clean:
         codes -= per_call
-    if plan.provider == "anthropic" and not any(plan.values[c.index] for c in clean):
+    if plan.provider in _ANTHROPIC and not any(plan.values[c.index] for c in clean):
         codes.discard("quirk-input-at-block-start")  # an empty start input is the protocol
     if plan.provider == "ollama-chat" and len(plan.calls) < 2:
         codes.discard("quirk-index-taken")
