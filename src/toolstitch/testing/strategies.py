@@ -80,6 +80,7 @@ PROVIDERS: Final = (
     "openai-responses",
     "anthropic",
     "gemini",
+    "gemini-interactions",
     "bedrock-converse",
     "anthropic-bedrock",
     "cohere-chat",
@@ -101,6 +102,7 @@ QUIRKS: Final[Mapping[str, tuple[str, ...]]] = {
     "openai-responses": ("quirk-no-argument-deltas", "quirk-unknown-event"),
     "anthropic": ("quirk-input-at-block-start", "quirk-unknown-event"),
     "gemini": ("quirk-unknown-event",),
+    "gemini-interactions": ("quirk-unknown-event",),
     "bedrock-converse": ("quirk-unknown-event",),
     "anthropic-bedrock": ("quirk-input-at-block-start", "quirk-unknown-event"),
     "cohere-chat": ("quirk-unknown-event",),
@@ -118,6 +120,7 @@ FAULTS: Final[Mapping[str, tuple[str, ...]]] = {
     "openai-responses": ("malformed", "truncated", "unknown-tool"),
     "anthropic": ("malformed", "truncated", "unknown-tool"),
     "gemini": ("truncated", "unknown-tool"),
+    "gemini-interactions": ("malformed", "truncated", "unknown-tool"),
     "bedrock-converse": ("malformed", "truncated", "unknown-tool"),
     "anthropic-bedrock": ("malformed", "truncated", "unknown-tool"),
     "cohere-chat": ("malformed", "truncated", "unknown-tool"),
@@ -742,6 +745,34 @@ def _bedrock(plan: _Plan) -> list[_Event]:
     return out
 
 
+def _gemini_interactions(plan: _Plan) -> list[_Event]:
+    """A Gemini Interactions stream: each call a ``function_call`` step (its ``{}``
+    placeholder, its ``arguments_delta`` pieces, its ``step.stop``), the interaction
+    completed with ``requires_action``; a truncated call's stream stops inside it."""
+    out: list[_Event] = []
+
+    def event(kind: str, **data: Any) -> None:
+        out.append((kind, {**data, "event_type": kind}))
+
+    interaction = {"id": "v1_gen", "object": "interaction", "model": "gen"}
+    event("interaction.created", interaction={**interaction, "status": "in_progress"})
+    if plan.quirk("quirk-unknown-event"):
+        event("interaction.toolstitch_generated", note="not a protocol event")
+    for call in plan.calls:
+        step: dict[str, Any] = {"type": "function_call", "name": call.name, "arguments": {}}
+        if call.id is not None:
+            step["id"] = call.id
+        event("step.start", index=call.index, step=step)
+        for piece in call.fragments:
+            delta = {"type": "arguments_delta", "arguments": piece}
+            event("step.delta", index=call.index, delta=delta)
+        if call.fault == "truncated":
+            return out  # the stream stops here
+        event("step.stop", index=call.index)
+    event("interaction.completed", interaction={**interaction, "status": "requires_action"})
+    return out
+
+
 def _anthropic_bedrock(plan: _Plan) -> list[_Event]:
     """Anthropic's events as Bedrock's InvokeModelWithResponseStream carries them: each one's
     JSON in a ``chunk``, as boto3 hands it over (raw bytes; ``_frames`` base64-encodes them
@@ -813,6 +844,7 @@ _WRITERS: Final = {
     "openai-responses": _responses,
     "anthropic": _anthropic,
     "gemini": _gemini,
+    "gemini-interactions": _gemini_interactions,
     "bedrock-converse": _bedrock,
     "anthropic-bedrock": _anthropic_bedrock,
     "cohere-chat": _cohere,
