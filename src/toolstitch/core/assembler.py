@@ -27,13 +27,12 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolstitch.core.deltas import (
-    FUNCTION_KEYS,
     NOT_DELTAS,
-    WIRE_KEYS,
     Delta,
     checked_fields,
     delta_fields,
     unread_keys,
+    wire_fields,
 )
 from toolstitch.core.ids import GENERATED_ID_PREFIX, IdFactory, check_id_factory, generated_id
 from toolstitch.core.machine import (
@@ -133,8 +132,6 @@ _DEFAULT_TYPE = "function"
 
 #: The default ``empty_arguments``, loaded once (each assembler copies it when it uses it).
 _DEFAULT_EMPTY = EMPTY_ARGUMENTS
-_WIRE_KEYS = WIRE_KEYS
-_FUNCTION_KEYS = FUNCTION_KEYS
 #: How many unread keys are reported per call (a stream that invents keys without end gets
 #: no more warnings, and memory stays bounded).
 _MAX_UNREAD_KEYS = 16
@@ -490,25 +487,19 @@ class _AssemblerBody:
         ``CallWarning`` (``UnreadField``) per key and call; a mapping with nothing readable
         at all raises ``InvalidDelta``.
         """
-        if type(delta) is dict:
-            function = delta.get("function")
-            if not (
-                delta.keys() <= _WIRE_KEYS
-                and (type(function) is not dict or function.keys() <= _FUNCTION_KEYS)
-            ):
-                return self._feed_unread(delta)
-        elif isinstance(delta, str):
-            return []
-        elif type(delta) is not Delta and isinstance(delta, Mapping):
-            return self._feed_unread(delta)
-        return self._apply(*delta_fields(delta))
+        fields = wire_fields(delta)
+        if fields is None:
+            return self._feed_other(delta)
+        return self._apply(*fields)
 
-    def _feed_unread(self, delta: Mapping[Any, Any]) -> list[Event]:
-        """``feed`` of a dict with keys outside the wire shape: the flat shape, or keys that
-        no shape reads (reported on the call the delta went to)."""
-        fields = delta_fields(delta)  # raises InvalidDelta when nothing is readable
-        events = self._apply(*fields)
-        unread = unread_keys(delta)
+    def _feed_other(self, delta: object) -> list[Event]:
+        """``feed`` of anything but a plain wire dict or a ``Delta``: a text part (ignored),
+        a mapping of another shape or with keys no shape reads (reported on the call the
+        delta went to), an SDK object, or what is not a delta (``InvalidDelta``)."""
+        if isinstance(delta, str):
+            return []
+        events = self._apply(*delta_fields(delta))  # raises InvalidDelta, changing nothing
+        unread = unread_keys(delta) if isinstance(delta, Mapping) else ()
         call = self._last
         if unread and call is not None:
             self._unread(call, unread, events)

@@ -19,6 +19,7 @@ __all__ = [
     "coerce_delta",
     "delta_fields",
     "unread_keys",
+    "wire_fields",
 ]
 
 
@@ -128,20 +129,18 @@ def _from_object(obj: object) -> Delta:
 DeltaFields = tuple[int | None, str | None, str | None, str | None, str | None]
 
 
-def delta_fields(obj: object) -> DeltaFields:
-    """``(index, id, type, name, arguments)`` of what the caller fed, checked.
+def wire_fields(obj: object) -> DeltaFields | None:
+    """``(index, id, type, name, arguments)`` of a plain dict in the OpenAI wire shape (its
+    keys and its ``function``'s all ones the shape reads: the one place of that rule) or of a
+    ``Delta``, checked; ``None`` for anything else, and for what those checks refuse.
 
-    The assembler's hot path: a plain dict in the OpenAI wire shape, or a ``Delta``, costs a
-    few lookups and one type check per field. Everything else, and anything those checks
-    refuse, goes through ``coerce_delta``, which raises ``InvalidDelta`` for what is not a
-    delta.
-    """
+    The assembler's hot path: a few lookups and one type check per field."""
     if type(obj) is dict:
         function = obj.get("function")
         if type(function) is not dict or not (
             obj.keys() <= WIRE_KEYS and function.keys() <= FUNCTION_KEYS
         ):
-            return _coerced_fields(obj)
+            return None
         fields = (
             obj.get("index"),
             obj.get("id"),
@@ -152,7 +151,7 @@ def delta_fields(obj: object) -> DeltaFields:
     elif type(obj) is Delta:
         fields = (obj.index, obj.id, obj.type, obj.name, obj.arguments)
     else:
-        return _coerced_fields(obj)
+        return None
     index, call_id, kind, name, arguments = fields
     if (
         (index is None or (type(index) is int and index >= 0))
@@ -162,7 +161,15 @@ def delta_fields(obj: object) -> DeltaFields:
         and (arguments is None or type(arguments) is str)
     ):
         return fields
-    return _coerced_fields(obj)
+    return None
+
+
+def delta_fields(obj: object) -> DeltaFields:
+    """``(index, id, type, name, arguments)`` of what the caller fed, checked: ``wire_fields``
+    on its hot path; everything else, and anything its checks refuse, goes through
+    ``coerce_delta``, which raises ``InvalidDelta`` for what is not a delta."""
+    fields = wire_fields(obj)
+    return _coerced_fields(obj) if fields is None else fields
 
 
 def checked_fields(

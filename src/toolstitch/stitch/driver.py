@@ -85,10 +85,7 @@ class Driver:
             elif isinstance(item, EndCall):
                 out += assembler.end(item.index, self.ending(item.ending))
             elif isinstance(item, Finish):
-                # (``ending`` inlined: the response's end, once per stream. The assembler
-                # reads the reason only if a call is still open.)
-                said = self.reason if item.ending is None else item.ending
-                out += assembler.finish(said if self.cut is None else settle(said, self.cut))
+                out += assembler.finish(self.ending(item.ending))
             elif isinstance(item, CallNote):
                 assembler.note(item.index, signature=item.signature, caller=item.caller)
             elif isinstance(item, Mapping):  # last: an ABC's check costs the most
