@@ -27,7 +27,7 @@ from botocore.parsers import EventStreamJSONParser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunks import byte_by_byte, split
+from chunks import aws_frames, byte_by_byte, split
 from driven import Driven, assert_every_call_ends_once
 from fixtures.expected import HERE, binary_fixture_names, load_binary, normalize
 from toolstitch import cli
@@ -101,15 +101,6 @@ def sdk_events(body: bytes) -> list[dict[str, Any]]:
         else:
             out.append({message.headers[":exception-type"]: json.loads(message.payload)})
     return out
-
-
-def frames(body: bytes) -> list[bytes]:
-    """``body`` cut at its frame boundaries (by botocore)."""
-    cuts, at = [], 0
-    for message in botocore_messages(body):
-        at += message.prelude.total_length
-        cuts.append(at)
-    return split(body, cuts)
 
 
 def chunk(event: dict[str, Any]) -> dict[str, Any]:
@@ -189,7 +180,7 @@ def test_there_are_fixtures() -> None:
 @pytest.mark.parametrize("name", FIXTURES)
 def test_fixture_whole_by_frame_and_by_byte(name: str) -> None:
     body, expected = load_binary(name)
-    for pieces in ([body], frames(body), byte_by_byte(body)):
+    for pieces in ([body], aws_frames(body), byte_by_byte(body)):
         assert normalize(stitch(pieces).result) == expected
         assert normalize(stitch(pieces, AB).result) == expected
 

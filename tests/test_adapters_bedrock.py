@@ -23,7 +23,7 @@ from botocore.eventstream import EventStreamBuffer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunks import byte_by_byte, split
+from chunks import aws_frames, byte_by_byte, split
 from driven import Driven
 from fixtures.expected import HERE, binary_fixture_names, load_binary, normalize
 from toolstitch import cli
@@ -67,17 +67,6 @@ def sdk_events(body: bytes) -> list[dict[str, Any]]:
     return out
 
 
-def frames(body: bytes) -> list[bytes]:
-    """``body`` cut at its frame boundaries (by botocore)."""
-    buffer = EventStreamBuffer()
-    buffer.add_data(body)
-    cuts, at = [], 0
-    for message in buffer:
-        at += message.prelude.total_length
-        cuts.append(at)
-    return split(body, cuts)
-
-
 def codes(events: list[Event]) -> list[str]:
     return [e.error.code for e in events if isinstance(e, (StreamWarning, CallWarning))]
 
@@ -93,7 +82,7 @@ def test_there_are_binary_fixtures() -> None:
 @pytest.mark.parametrize("name", FIXTURES)
 def test_fixture_whole_by_frame_and_by_byte(name: str) -> None:
     body, expected = load_binary(name)
-    for pieces in ([body], frames(body), byte_by_byte(body), body.splitlines(keepends=True)):
+    for pieces in ([body], aws_frames(body), byte_by_byte(body), body.splitlines(keepends=True)):
         assert normalize(stitch(pieces).result) == expected
 
 
@@ -387,7 +376,7 @@ def test_a_bad_crc_after_detection_is_a_stream_failure() -> None:
     body[-1] ^= 1
     # Frame by frame: the frames before the bad one are read (a decoder error loses the
     # frames completed in the same chunk, as every decoder documents).
-    result = stitch([*frames(bytes(body[:-4])), bytes(body[-4:])]).result
+    result = stitch([*aws_frames(bytes(body[:-4])), bytes(body[-4:])]).result
     assert result.stream_error is not None
     assert result.stream_error.code == "stream-decode-error"
     assert "message CRC32" in result.stream_error.message
@@ -520,7 +509,7 @@ def test_damaged_bodies_are_stream_errors(
     for at, mask in flips:
         if at < len(body):
             body[at] ^= mask
-    boundaries = set(itertools.accumulate((len(f) for f in frames(original)), initial=0))
+    boundaries = set(itertools.accumulate((len(f) for f in aws_frames(original)), initial=0))
     damaged = bytes(body) != original[: len(body)] or len(body) not in boundaries
     try:
         result = stitch(split(bytes(body), [c for c in cuts if c <= len(body)])).result
