@@ -281,6 +281,13 @@ def test_a_key_no_shape_reads_is_warned_once_per_call(delta: dict[str, Any], key
     assert asm.calls[0].name == "f"
 
 
+def test_unread_keys_of_the_function_alone_leave_the_rest_readable() -> None:
+    # The index is read: the function's unread keys are warnings, not an invalid delta.
+    events = Assembler().feed({"index": 0, "function": {"a": 1, "b": 2}})
+    keys = [e.error.key for e in events if isinstance(e, CallWarning)]  # type: ignore[attr-defined]
+    assert keys == ["function.a", "function.b"]
+
+
 def test_a_mapping_with_nothing_readable_is_an_invalid_delta() -> None:
     asm = Assembler()
     with pytest.raises(InvalidDelta, match="argumentz"):

@@ -71,6 +71,9 @@ def _check(delta: Delta) -> Delta:
 WIRE_KEYS: Final = frozenset({"index", "id", "type", "function"})
 FUNCTION_KEYS: Final = frozenset({"name", "arguments"})
 FLAT_KEYS: Final = frozenset({"index", "id", "type", "name", "arguments", "args"})
+#: Every key some shape reads at the top of a delta mapping: one of them at least, or the
+#: mapping carries nothing toolstitch can read.
+_READ_KEYS: Final = FLAT_KEYS | WIRE_KEYS
 #: LangChain's ``type`` of a tool-call chunk: the kind of the chunk, not of the call.
 _CHUNK_TYPES: Final = frozenset({"tool_call_chunk"})
 
@@ -198,10 +201,10 @@ def coerce_delta(obj: object) -> Delta:
         delta = obj
     elif isinstance(obj, Mapping):
         delta = _from_mapping(obj)
-        if obj and len(unread_keys(obj)) == len(obj):
+        if obj and not any(key in _READ_KEYS for key in obj):
             raise InvalidDelta(
                 "a delta mapping with none of the keys toolstitch reads "
-                f"({', '.join(sorted(FLAT_KEYS | WIRE_KEYS))}): got "
+                f"({', '.join(sorted(_READ_KEYS))}): got "
                 f"{', '.join(repr(key) for key in obj)}"
             )
     elif isinstance(obj, NOT_DELTAS) or obj is None:
