@@ -1142,8 +1142,9 @@ static void set_last(AsmObject *self, PyObject *call) { ts_set_ref(&self->last, 
  * readiness rule not saying ready for an open call. It asks what it does not restate: the
  * tokenizer is make_tokenizer's, the record is built by the call class itself (its __init__
  * sets the fields), the state after the id is the machine's (configure_start_path() hands it
- * over as data), and is_ready's answer is the one asked at configuration (rule_verdict). Everything that can fail comes before the first
- * change; in every other case nothing changes and the Python method decides. */
+ * over as data), and is_ready's answer is the one asked at configuration (rule_verdict).
+ * Everything that can fail comes before the first change; in every other case nothing
+ * changes and the Python method decides. */
 
 enum { STARTED_FIELDS = 3 };
 static const char *const started_names[STARTED_FIELDS] = {"index", "id", "name"};
