@@ -45,7 +45,10 @@ JSON_KEYS = [
     "refusal",
 ]
 CALL_KEYS = ["index", "id", "name", "arguments", "parsed_arguments", "ready_at"]
-DISCARD_KEYS = ["index", "id", "name", "arguments", "code", "message", "ending", "discarded_at"]
+DISCARD_KEYS = [
+    "index", "id", "name", "arguments", "code", "message", "ending",
+    "offset", "line", "column", "discarded_at",
+]  # fmt: skip
 WARNING_KEYS = ["concerns", "index", "name", "code", "message"]
 
 

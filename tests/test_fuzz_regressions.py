@@ -266,7 +266,7 @@ def test_bug8_replay_exits_cleanly(tmp_path: Path) -> None:
 # -- issue 11: the adapters' event-type sets, found by fuzz/fuzz_adapters.py ----------------
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize("provider", [p for p in PROVIDERS if p != "text"])  # text: str only
 @pytest.mark.parametrize("kind", [{"a": 1}, ["x"], 3])
 def test_an_event_type_that_is_not_a_string_is_unknown_not_a_crash(
     provider: str, kind: object
@@ -285,3 +285,65 @@ def test_the_openai_chat_adapter_refuses_none_as_an_event() -> None:
     # A None fed as an event was taken for a skipped SDK helper event and went unnoticed.
     with pytest.raises(TypeError):
         list(ADAPTERS["openai-chat"]().feed(None))
+
+
+# -- bugs 9-11: the text layer, found by fuzz/fuzz_text.py (a text cut into pieces must give
+# -- what the whole text gives) ---------------------------------------------------------------
+
+
+def _text_outcome(chunks: list[str], fmt: str) -> tuple[object, ...]:
+    result = stitch(chunks, text_format=fmt).collect()
+    return (
+        [(call.name, json.loads(call.arguments)) for call in result.calls],
+        result.text,
+        result.reasoning,
+        [(d.error.code, getattr(d.error, "offset", None)) for d in result.discarded],
+        sorted({warning.error.code for warning in result.warnings}),
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug 9: a lead state's marker cut across pieces is missed "
+    "(TextReader._lead_state looks for it past the part already held)",
+)
+@pytest.mark.parametrize(
+    ("fmt", "chunks"),
+    [
+        ("gemma4", ["<|channel>tho", "ught\nhmm<channel|>ok"]),  # reasoning 'thought\nhmm'
+        ("gemma4", ["<|tool_call>call:f{}  <tool_", "call|>ok"]),  # text '  ok', stray-close
+        ("pythonic", ["<|python_start|>[f()]<|python_", "end|>ok"]),  # stray-python-end
+    ],
+)
+def test_bug9_a_lead_state_marker_cut_across_pieces(fmt: str, chunks: list[str]) -> None:
+    assert _text_outcome(chunks, fmt) == _text_outcome(["".join(chunks)], fmt)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug 10: a Gemma 4 string value cut across pieces: the gemma body's _Finder.find "
+    "returns the piece's length, not -1, when the piece ends before the delimiter",
+)
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        ['<|tool_call>call:f{a:<|"|>x', 'y<|"|>}<tool_call|>'],  # {"a": "x\"y"}, inner-delimiter
+        ['<|tool_call>call:f{a:<|"|>x', ',y<|"|>}<tool_call|>'],  # discarded as malformed
+    ],
+)
+def test_bug10_a_gemma_string_cut_across_pieces(chunks: list[str]) -> None:
+    whole = _text_outcome(["".join(chunks)], "gemma4")
+    assert whole[0] == [("f", {"a": "".join(chunks)[26:-19]})]
+    assert _text_outcome(chunks, "gemma4") == whole
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug 11: a header entered from a lead state's whitespace held from an earlier piece "
+    "is placed after that whitespace (TextReader._enter reads _base before it is moved back)",
+)
+def test_bug11_a_malformed_call_header_placed_the_same_in_any_chunking() -> None:
+    chunks = ["[TOOL_CALLS] ", "a b{}"]  # a name with a space: malformed-call
+    whole = _text_outcome(["".join(chunks)], "mistral")
+    assert whole[3] == [("malformed-call", 12)]
+    assert _text_outcome(chunks, "mistral") == whole  # offset 13

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from toolstitch import QUIRK_CODES
 from toolstitch.adapters._openai_chat_quirks import ChatQuirks
-from toolstitch.adapters.quirk_codes import QUIRK_CODES
 from toolstitch.core.assembler import Assembler
 from toolstitch.core.instructions import Item
 from toolstitch.stitch.driver import Driver

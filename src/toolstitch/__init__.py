@@ -7,13 +7,15 @@ returns events (``CallStarted``, ``ArgumentsDelta``, ``CallReady``, ``CallDiscar
 
 from __future__ import annotations
 
-from toolstitch.adapters.quirk_codes import QUIRK_CODES
+from toolstitch.adapters.quirk_codes import QUIRK_CODES as _ADAPTER_CODES
 from toolstitch.core.assembler import Assembler
 from toolstitch.core.deltas import Delta
 from toolstitch.core.ids import GENERATED_ID_PREFIX
 from toolstitch.json.tokenizer import BACKEND as JSON_BACKEND
 from toolstitch.stitch.recovery import ToolErrorReply, tool_error_reply
 from toolstitch.stitch.stitcher import AsyncStitch, Stitch, Stitcher, StitchResult, astitch, stitch
+from toolstitch.text.formats import CODES as _TEXT_CODES
+from toolstitch.text.formats import TEXT_FORMATS, TextFormat
 from toolstitch.vocab.call_events import (
     ArgumentsDelta,
     ArgumentsValue,
@@ -32,6 +34,7 @@ from toolstitch.vocab.errors import (
     InvalidDelta,
     LimitExceeded,
     MalformedArguments,
+    MalformedCall,
     MissingName,
     ProviderError,
     ProviderQuirk,
@@ -66,12 +69,17 @@ from toolstitch.vocab.stream_events import (
 from ._version import __version__
 from .adapters import PROVIDERS
 
+#: Every ``quirk-…`` code toolstitch emits, with what it means: each provider adapter's, and
+#: the text formats' (docs/quirks.md has the table).
+QUIRK_CODES: dict[str, str] = {**_ADAPTER_CODES, **_TEXT_CODES}
+
 __all__ = [
     "GENERATED_ID_PREFIX",
     "JSON_BACKEND",
     "NATIVE",
     "PROVIDERS",
     "QUIRK_CODES",
+    "TEXT_FORMATS",
     "ArgumentsDelta",
     "ArgumentsValue",
     "Assembler",
@@ -92,6 +100,7 @@ __all__ = [
     "LimitExceeded",
     "Limits",
     "MalformedArguments",
+    "MalformedCall",
     "MissingName",
     "ProviderError",
     "ProviderQuirk",
@@ -109,6 +118,7 @@ __all__ = [
     "StreamFailed",
     "StreamWarning",
     "TextDelta",
+    "TextFormat",
     "TextSignature",
     "ToolCall",
     "ToolCallError",

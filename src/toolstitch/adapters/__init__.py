@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from . import anthropic_bedrock, cohere_chat, gemini_interactions, langchain, ollama_chat
+from . import (
+    anthropic_bedrock,
+    cohere_chat,
+    gemini_interactions,
+    langchain,
+    ollama_chat,
+    openai_completions,
+)
 from ._base import Adapter, as_mapping
 from .anthropic import MESSAGE_EVENTS, AnthropicAdapter
 from .anthropic_bedrock import AnthropicBedrockAdapter
@@ -21,7 +28,9 @@ from .gemini_interactions import GeminiInteractionsAdapter
 from .langchain import LangChainAdapter
 from .ollama_chat import OllamaChatAdapter
 from .openai_chat import OpenAIChatAdapter
+from .openai_completions import OpenAICompletionsAdapter
 from .openai_responses import OpenAIResponsesAdapter
+from .raw_text import RawTextAdapter
 
 __all__ = [
     "ADAPTERS",
@@ -36,7 +45,9 @@ __all__ = [
     "LangChainAdapter",
     "OllamaChatAdapter",
     "OpenAIChatAdapter",
+    "OpenAICompletionsAdapter",
     "OpenAIResponsesAdapter",
+    "RawTextAdapter",
     "as_mapping",
     "detect",
 ]
@@ -52,6 +63,8 @@ ADAPTERS: Final[dict[str, type[Adapter]]] = {
     "cohere-chat": CohereChatAdapter,
     "ollama-chat": OllamaChatAdapter,
     "langchain": LangChainAdapter,
+    "openai-completions": OpenAICompletionsAdapter,
+    "text": RawTextAdapter,
 }
 
 #: The provider ids, in the order the CLI lists them.
@@ -88,7 +101,7 @@ _GEMINI_KEYS: Final = (
 #: (the first that holds names it). The order matters where shapes overlap: the openai SDK's
 #: ``ChunkEvent`` before the rest, the Gemini Interactions and LangChain shapes before
 #: Gemini's (a chunk's ``usage_metadata``), InvokeModel's ``chunk`` before ConverseStream's,
-#: and plain chat chunks last.
+#: and legacy completions chunks, then plain chat chunks, last.
 DETECTORS: Final[tuple[tuple[str, Detector], ...]] = (
     ("anthropic", lambda p, e, k: k in _ANTHROPIC_TYPES or e in _ANTHROPIC_TYPES),
     ("openai-responses", lambda p, e, k: k is not None and k.startswith("response.")),
@@ -100,6 +113,7 @@ DETECTORS: Final[tuple[tuple[str, Detector], ...]] = (
     ("bedrock-converse", lambda p, e, k: is_bedrock_event(p, e)),
     ("cohere-chat", lambda p, e, k: cohere_chat.detects(p, e)),
     ("ollama-chat", lambda p, e, k: ollama_chat.detects(p)),
+    ("openai-completions", lambda p, e, k: openai_completions.detects(p)),
     ("openai-chat", lambda p, e, k: _chat(p)),
 )
 

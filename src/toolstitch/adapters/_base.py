@@ -35,14 +35,11 @@ from toolstitch.vocab.errors import ProviderError, ProviderQuirk
 from toolstitch.vocab.limits import Limits
 from toolstitch.vocab.stream_events import (
     FinishReason,
-    ReasoningBlock,
-    ReasoningDelta,
     StreamFailed,
-    StreamWarning,
     TextDelta,
     Usage,
 )
-from toolstitch.vocab.text import ChunkedText
+from toolstitch.vocab.streamed import BoundedText, ReasoningText, reasoning_delta, stream_quirk
 
 __all__ = [
     "MAX_REPORTED_KINDS",
@@ -78,10 +75,9 @@ SHARED_CODES: Final[dict[str, str]] = {
 Fragments = Callable[[Mapping[str, Any]], "tuple[int, str] | tuple[()] | None"]
 
 
-#: ``TextDelta(text=...)`` and ``ReasoningDelta(text=...)``, quickly: the commonest events
-#: of most streams, and of a reasoning model's.
+#: ``TextDelta(text=...)``, quickly: the commonest event of most streams (``reasoning_delta``,
+#: its reasoning twin, is ``vocab.streamed``'s).
 text_delta = one_field(TextDelta, "text", str)
-reasoning_delta = one_field(ReasoningDelta, "text", str)
 #: ``FinishReason(reason=...)`` and ``Usage(usage=...)``, the same way: each stream's end, and
 #: a Gemini stream's usage on every chunk that carries it.
 finish_event = one_field(FinishReason, "reason", str)
@@ -179,11 +175,6 @@ def quirk_warning(
     )
 
 
-def stream_quirk(code: str, message: str) -> StreamWarning:
-    """A ``StreamWarning`` carrying a ``ProviderQuirk`` (a quirk that concerns no call)."""
-    return StreamWarning(error=ProviderQuirk(code, message))
-
-
 #: How many distinct kinds of unknown event an adapter reports per stream (``UnknownKinds``);
 #: a stream that invents kinds without end gets no more warnings, and memory stays bounded.
 MAX_REPORTED_KINDS: Final = 64
@@ -219,39 +210,6 @@ class UnknownKinds:
         out.append(stream_quirk("quirk-unknown-event", f"{what} {short_repr(kind)} {message}"))
 
 
-class BoundedText:
-    """Text an adapter collects for a stream event it reports later (a reasoning block's
-    text or signature), kept up to ``bound`` characters (``Limits.max_reasoning_chars``).
-
-    ``add`` keeps what fits and returns ``False`` the first time something did not (the
-    caller warns once); ``cut`` says whether anything was left out."""
-
-    __slots__ = ("_text", "bound", "cut")
-
-    def __init__(self, bound: int, start: str = "") -> None:
-        self._text = ChunkedText()
-        self.bound = bound
-        self.cut = False
-        if start:
-            self.add(start)
-
-    def add(self, fragment: str) -> bool:
-        room = self.bound - self._text.length
-        if len(fragment) <= room:
-            self._text.append(fragment)
-            return True
-        if room > 0:
-            self._text.append(fragment[:room])
-        first, self.cut = not self.cut, True
-        return not first
-
-    def __len__(self) -> int:
-        return self._text.length
-
-    def text(self) -> str:
-        return self._text.text()
-
-
 def provider_error(error: object) -> StreamFailed:
     """A ``StreamFailed`` for an error object sent inside the stream.
 
@@ -282,43 +240,6 @@ def provider_error(error: object) -> StreamFailed:
     text = f"the provider sent an error in the stream{where}: {message}"
     payload = dict(data) if data else error
     return StreamFailed(error=ProviderError(text, kind=kind, payload=payload))
-
-
-class ReasoningText:
-    """One reasoning block as it streams: a ``ReasoningDelta`` per piece, and when the block
-    ends the ``ReasoningBlock`` that reports it whole (``kind``: the provider's name for it).
-
-    The text kept for the block is a ``BoundedText`` of ``bound`` characters
-    (``Limits.max_reasoning_chars``); past it, one ``quirk-reasoning-over-limit`` warning, and
-    the ``ReasoningDelta`` events go on uncut.
-    """
-
-    __slots__ = ("_text", "bound", "kind")
-
-    def __init__(self, kind: str, bound: int) -> None:
-        self.kind = kind
-        self.bound = bound
-        self._text = BoundedText(bound)
-
-    def add(self, text: object, out: list[Item]) -> None:
-        """A piece of the block (ignored unless a non-empty string)."""
-        if isinstance(text, str) and text:
-            out.append(reasoning_delta(text))
-            if not self._text.add(text):
-                out.append(
-                    stream_quirk(
-                        "quirk-reasoning-over-limit",
-                        f"a {self.kind} block passed max_reasoning_chars ({self.bound}); its "
-                        "ReasoningBlock keeps the first characters only",
-                    )
-                )
-
-    def end(self, out: list[Item]) -> None:
-        """The block is over: report it (nothing when it had no text); the next piece
-        starts a new block."""
-        if len(self._text):
-            out.append(ReasoningBlock(text=self._text.text(), kind=self.kind))
-            self._text = BoundedText(self.bound)
 
 
 class _NoRecords:

@@ -45,9 +45,19 @@ from typing import Any, TextIO
 
 from toolstitch._version import __version__
 from toolstitch.adapters import PROVIDERS
+from toolstitch.text.formats import TEXT_FORMAT_NAMES
 from toolstitch.vocab.native import REASON as _NATIVE_REASON
 
-from ._input import Failure, Replay, Tools, prefixed, read_input, read_tools, replay
+from ._input import (
+    Failure,
+    Replay,
+    Tools,
+    is_stream,
+    prefixed,
+    read_input,
+    read_tools,
+    replay,
+)
 from ._render import render, use_colour
 from ._report import SCHEMA_VERSION, error_report, report, timeline_report
 from ._view import ROW_CHARS, SHOWN_CHARS, Block, Context, Line, Span, plural, summary, timeline
@@ -77,6 +87,9 @@ def _options(args: argparse.Namespace, tools: Tools | None) -> dict[str, Any]:
         options["tools"] = tools.declarations
     if args.id_prefix is not None:
         options["id_factory"] = prefixed(args.id_prefix)
+    if args.text_format is not None:
+        options["text_format"] = args.text_format
+        options["primed_reasoning"] = args.primed_reasoning
     return options
 
 
@@ -84,7 +97,10 @@ def _replay_command(args: argparse.Namespace, out: TextIO) -> int:
     try:
         tools = None if args.tools is None else read_tools(args.tools)
         body = read_input(args.file)
-        done = replay(body, args.provider, _options(args, tools), states=args.timeline)
+        provider = args.provider
+        if args.text_format is not None and provider == "auto" and not is_stream(body):
+            provider = "text"
+        done = replay(body, provider, _options(args, tools), states=args.timeline)
     except Failure as exc:
         print(f"toolstitch: {exc.message}", file=sys.stderr)
         if args.json:
@@ -187,7 +203,8 @@ def _replay_parser(commands: Any) -> None:
         "--provider",
         choices=("auto", *PROVIDERS),
         default="auto",
-        help="the stream's API (default: detect it)",
+        help="the stream's API (default: detect it; 'text' is a model's raw output, read "
+        "with --text-format)",
     )
     replay.add_argument(
         "--tools",
@@ -201,6 +218,20 @@ def _replay_parser(commands: Any) -> None:
         default="discard",
         help="with --tools, what a call that breaks its schema gets: discarded (the default) "
         "or a warning",
+    )
+    replay.add_argument(
+        "--text-format",
+        metavar="NAME",
+        choices=TEXT_FORMAT_NAMES,
+        help="read the tool calls a model wrote into its text in this format (hermes, "
+        "qwen3-coder, mistral, … or vLLM's parser name): FILE is the model's raw output "
+        "(or, when it is an SSE or event stream, a stream whose text is read as the format)",
+    )
+    replay.add_argument(
+        "--primed-reasoning",
+        action="store_true",
+        help="with --text-format: the output starts inside reasoning (the prompt ended with "
+        "the format's opening reasoning marker, e.g. <think>)",
     )
     replay.add_argument(
         "--id-prefix",

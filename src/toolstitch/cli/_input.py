@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from toolstitch.decode.eventstream import PRELUDE_BYTES, is_prelude
 from toolstitch.schema.declarations import normalize_tools
@@ -88,6 +88,30 @@ def _frames(body: bytes) -> list[bytes]:
     return out
 
 
+def is_stream(body: bytes) -> bool:
+    """Whether ``body`` is a wire stream (SSE, or an AWS event stream) rather than a model's
+    raw output: its first line that is not blank is an SSE field, or it starts with an
+    event-stream prelude."""
+    if is_prelude(body[:PRELUDE_BYTES]):
+        return True
+    for line in body.splitlines():
+        if line.strip():
+            return line.lstrip().startswith(_SSE_FIELDS)
+    return False
+
+
+_SSE_FIELDS: Final = (b"data:", b"event:", b"id:", b"retry:", b":")
+
+
+def text_pieces(body: bytes) -> list[str]:
+    """A model's raw output cut after every line (each line one feed), decoded as UTF-8."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Failure("unreadable-input", f"the text is not UTF-8: {exc}") from None
+    return text.splitlines(keepends=True)
+
+
 def replay(body: bytes, provider: str, options: Mapping[str, Any], *, states: bool) -> Replay:
     """Feed ``body`` to a ``Stitcher`` piece by piece, noting where each event came out.
 
@@ -96,7 +120,7 @@ def replay(body: bytes, provider: str, options: Mapping[str, Any], *, states: bo
     stitcher = Stitcher(provider, **options)
     steps: list[Step] = []
     try:
-        for piece in pieces(body):
+        for piece in text_pieces(body) if provider == "text" else pieces(body):
             events = stitcher.feed(piece)
             if events:
                 where = Where(stitcher.events_read, stitcher.bytes_read)

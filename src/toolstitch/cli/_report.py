@@ -68,6 +68,10 @@ def _discarded(item: CallDiscarded, at: Where | None) -> dict[str, Any]:
         "message": item.error.message,
         # How the call ended, for a truncated one (docs/concepts.md, "How a response ends").
         "ending": getattr(item.error, "ending", None),
+        # Where the arguments (or, in a model's text, the text) broke, for an error that says.
+        "offset": getattr(item.error, "offset", None),
+        "line": getattr(item.error, "line", None),
+        "column": getattr(item.error, "column", None),
         "discarded_at": _where(at),
     }
 

@@ -652,6 +652,16 @@ class _AssemblerBody:
             self._resolve(call, events, ending_of(ending))
         return events
 
+    def reject(self, index: int, error: ToolCallError) -> list[Event]:
+        """Discard call ``index`` with ``error``: its reader found it cannot be a call (a
+        text format's body that is not the format's; see ``toolstitch.text``). A call
+        already ended, or an index never seen, gives no events."""
+        events: list[Event] = []
+        call = self._calls.get(index)
+        if call is not None and not call.state.is_final:
+            self._discard(call, error, events)
+        return events
+
     def _resolve(self, call: _Call, events: list[Event], ending: Ending) -> None:
         if call.state.is_final:
             return

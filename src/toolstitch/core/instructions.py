@@ -11,6 +11,8 @@ the events through, so the adapter never touches the core.
 without building a delta). ``EndCall`` ends one call (Anthropic ``content_block_stop``, a
 Responses ``.done``); ``Finish`` ends them all. Both say how (an ``Ending``): what a call
 whose arguments never arrived becomes depends on it (``core.machine.at_end``).
+``Discard`` discards one call with the error its reader found (a text format's body that is
+not the format's: ``Assembler.reject``).
 ``ServerDelta`` and ``ServerEnd`` are the same for calls the provider runs itself (Anthropic
 ``server_tool_use``): the ``Stitcher`` assembles them apart and reports each outcome as a
 ``ServerToolCall``.
@@ -25,10 +27,12 @@ from typing import Any, NamedTuple, TypeAlias
 from toolstitch.core.deltas import Delta
 from toolstitch.vocab.call_events import Event
 from toolstitch.vocab.endings import Ending
+from toolstitch.vocab.errors import ToolCallError
 
 __all__ = [
     "Arguments",
     "CallNote",
+    "Discard",
     "EndCall",
     "Finish",
     "Item",
@@ -66,6 +70,14 @@ class EndCall:
 
     index: int
     ending: Ending | None = Ending.CLOSED
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Call ``index`` cannot be a call: discard it with ``error`` (``Assembler.reject``)."""
+
+    index: int
+    error: ToolCallError
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -115,6 +127,7 @@ Item: TypeAlias = (
     | Mapping[str, Any]
     | Arguments
     | CallNote
+    | Discard
     | EndCall
     | Finish
     | ServerDelta

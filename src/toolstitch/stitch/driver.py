@@ -17,6 +17,7 @@ from toolstitch.core.deltas import Delta
 from toolstitch.core.instructions import (
     Arguments,
     CallNote,
+    Discard,
     EndCall,
     Finish,
     Item,
@@ -86,6 +87,8 @@ class Driver:
                 out += assembler.end(item.index, self.ending(item.ending))
             elif isinstance(item, Finish):
                 out += assembler.finish(self.ending(item.ending))
+            elif isinstance(item, Discard):
+                out += assembler.reject(item.index, item.error)
             elif isinstance(item, CallNote):
                 assembler.note(item.index, signature=item.signature, caller=item.caller)
             elif isinstance(item, Mapping):  # last: an ABC's check costs the most

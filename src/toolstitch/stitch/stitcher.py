@@ -64,6 +64,7 @@ from toolstitch.messages import AssistantMessage, FunctionCall, Reasoning, TextP
 from toolstitch.stitch.driver import Driver
 from toolstitch.stitch.parallel import ParallelWrappers, declared_names, needed
 from toolstitch.stitch.recovery import tool_error_reply
+from toolstitch.stitch.textcalls import TextCalls
 from toolstitch.vocab.call_events import (
     ArgumentsDelta,
     CallDiscarded,
@@ -275,6 +276,8 @@ class _StitcherBody:
         watch_strings: Mapping[str, Iterable[str]] | None = None,
         partial_arguments: bool | None = None,
         id_factory: IdFactory | None = None,
+        text_format: str | None = None,
+        primed_reasoning: bool = False,
     ) -> None:
         self.assembler = self._assembler_class(
             limits=limits,
@@ -296,15 +299,26 @@ class _StitcherBody:
             else None
         )
         self.adapter: Adapter | None = None
-        if provider != "auto":
-            self.adapter = self._adapter(provider)
         wrappers = self._wrappers
         # The driver applies the items (after the wrapper rule, when there is one); it keeps
         # the stream's cut and, at the end, its finish reason (``close``).
         self._driver = Driver(self.assembler) if wrappers is None else wrappers.driver
-        applies = self._driver if wrappers is None else wrappers
+        applies: Driver | ParallelWrappers | TextCalls = (
+            self._driver if wrappers is None else wrappers
+        )
+        if text_format is not None:  # the text is read as a format (stitch/textcalls.py)
+            applies = self._textcalls = TextCalls(
+                text_format,
+                applies,
+                self._driver,
+                self.assembler,
+                tools=tools,
+                primed_reasoning=primed_reasoning,
+            )
         self._drive = applies.drive
         self._events = applies.events
+        if provider != "auto":
+            self.adapter = self._adapter(provider)
         # The result so far.
         self._order: dict[int, int] = {}
         self._calls: dict[int, ToolCall] = {}
@@ -346,6 +360,7 @@ class _StitcherBody:
     _refused = 0  # calls refused past max_calls whose CallDiscarded is kept
     _omitted = 0  # ... and those whose CallDiscarded is only counted
     _run: _TextRun | None = None  # the text run still open
+    _textcalls: TextCalls | None = None  # with text_format: the text read as that format
     _finish: str | None = None
     _usage: dict[str, Any] | None = None
     # What few streams have: empty until the first one comes (``_added``), so that a new
@@ -461,6 +476,8 @@ class _StitcherBody:
             raise RuntimeError("Stitcher.feed() called after close()")
         if type(data) is dict and self._mode != "bytes":
             return self._plain(data)
+        if type(data) is str and self._textcalls is not None and self._mode != "bytes":
+            return self._raw_text(data)
         if isinstance(data, (bytes, bytearray, memoryview, str)):
             self._set_mode("bytes")
             chunk = data.encode() if isinstance(data, str) else bytes(data)
@@ -478,6 +495,17 @@ class _StitcherBody:
             )
         self.events_read += 1
         return self._observe(self._payload(payload, None))
+
+    def _raw_text(self, data: str) -> list[Event]:
+        """``feed(data)`` for a piece of the model's raw output (``text_format`` given):
+        read by the ``"text"`` adapter, its text by the format."""
+        if self._mode is None and self.adapter is None:
+            self.adapter = self._adapter("text")
+        self._set_mode("text")
+        self.events_read += 1
+        adapter = self.adapter
+        assert adapter is not None
+        return self._observe(self._events(adapter.feed(data)))
 
     def _plain(self, data: dict[str, Any]) -> list[Event]:
         """``feed(data)`` for a plain dict (no SDK wrapper to unwrap, nothing to convert)
@@ -521,6 +549,8 @@ class _StitcherBody:
         out: list[Event] = []
         if self._mode == "bytes" and not self._dead:
             self._flush(out)
+        if self.adapter is None and self._textcalls is not None and not self.events_read:
+            self.adapter = self._adapter("text")  # nothing at all: an empty output
         if self.adapter is None:
             if self._errors:
                 self._closed = True
@@ -754,12 +784,14 @@ class _StitcherBody:
         if self._mode == "events":
             # A plain dict needs no conversion: the adapter's own reader takes it.
             self._direct = adapter._feed
-            if self._wrappers is None:  # the wrapper rule sees every item
+            if self._wrappers is None and self._textcalls is None:  # they see every item
                 self._fragment = self._shortcut(adapter)
                 if self._fragment is not None:  # ``feed`` asks it first
                     self._direct = adapter._feed_declined
 
     def _adapter(self, provider: str) -> Adapter:
+        if self._textcalls is not None and provider != "text":
+            self._textcalls.from_provider()  # calls in its text are a quirk of the server's
         records = self.assembler if self._wrappers is None else self._wrappers.records
         return ADAPTERS[provider](choice=self.choice, records=records)
 
@@ -1000,6 +1032,8 @@ class _Run:
         watch_strings: Mapping[str, Iterable[str]] | None = None,
         partial_arguments: bool | None = None,
         id_factory: IdFactory | None = None,
+        text_format: str | None = None,
+        primed_reasoning: bool = False,
     ) -> None:
         self.stitcher = Stitcher(
             provider,
@@ -1011,6 +1045,8 @@ class _Run:
             watch_strings=watch_strings,
             partial_arguments=partial_arguments,
             id_factory=id_factory,
+            text_format=text_format,
+            primed_reasoning=primed_reasoning,
         )
         self._source = source
         self._pending: deque[Event] = deque()
@@ -1182,6 +1218,8 @@ def stitch(
     watch_strings: Mapping[str, Iterable[str]] | None = None,
     partial_arguments: bool | None = None,
     id_factory: IdFactory | None = None,
+    text_format: str | None = None,
+    primed_reasoning: bool = False,
 ) -> Stitch:
     """Reassemble the tool calls of one streamed response; iterate it for the events.
 
@@ -1225,6 +1263,8 @@ def stitch(
         watch_strings=watch_strings,
         partial_arguments=partial_arguments,
         id_factory=id_factory,
+        text_format=text_format,
+        primed_reasoning=primed_reasoning,
     )
 
 
@@ -1240,6 +1280,8 @@ def astitch(
     watch_strings: Mapping[str, Iterable[str]] | None = None,
     partial_arguments: bool | None = None,
     id_factory: IdFactory | None = None,
+    text_format: str | None = None,
+    primed_reasoning: bool = False,
 ) -> AsyncStitch:
     """The async twin of ``stitch``: ``source`` may also be an async iterable (e.g.
     ``httpx.Response.aiter_bytes()``, an ``openai`` ``AsyncStream``) or an async stream
@@ -1264,4 +1306,6 @@ def astitch(
         watch_strings=watch_strings,
         partial_arguments=partial_arguments,
         id_factory=id_factory,
+        text_format=text_format,
+        primed_reasoning=primed_reasoning,
     )

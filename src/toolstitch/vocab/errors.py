@@ -52,6 +52,7 @@ __all__ = [
     "InvalidDelta",
     "LimitExceeded",
     "MalformedArguments",
+    "MalformedCall",
     "MissingName",
     "ProviderError",
     "ProviderQuirk",
@@ -184,6 +185,20 @@ class _OffsetError(ToolCallError):
         super().__init__(message, index=index, call_id=call_id, name=name)
         self.__dict__.update(offset=offset, line=line, column=column, snippet=snippet)
 
+    def placed(self, *, offset: int, line: int, column: int) -> Self:
+        """A new error like this one, at another position: its offset, line and column (and
+        the position its message states) are those given. A text format places a fault the
+        core found in arguments copied from a model's text at its position in that text."""
+        message = self.message
+        said = f"at line {self.line}, column {self.column} (offset {self.offset})"
+        where = f"at line {line}, column {column} (offset {offset}) of the model's text"
+        message = message.replace(said, where) if said in message else f"{message} ({where})"
+        fields = {**vars(self), "offset": offset, "line": line, "column": column}
+        fields["message"] = message
+        if "__notes__" in fields:
+            fields["__notes__"] = list(fields["__notes__"])
+        return _rebuild(type(self), (message,), fields)
+
 
 class MalformedArguments(_OffsetError):
     """The arguments can no longer become a JSON object.
@@ -221,6 +236,20 @@ class MalformedArguments(_OffsetError):
             name=name,
         )
         self.__dict__.update(expected=expected)
+
+
+class MalformedCall(MalformedArguments):
+    """A call written into a model's text whose markup is not its format's (a header that
+    names no tool, a parameter tag that never closes, a call list that is not a list): the
+    call is discarded, its siblings stand. A ``MalformedArguments`` whose fault lies in the
+    markup around the arguments rather than in them.
+
+    ``offset``, ``line`` and ``column`` are the position in the model's text (0-based offset,
+    1-based line and column) of the first character that the format cannot have there;
+    ``snippet`` shows the text around it; ``expected`` says what would have been valid.
+    """
+
+    code = "malformed-call"
 
 
 class TrailingArguments(_OffsetError):

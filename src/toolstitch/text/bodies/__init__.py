@@ -1,0 +1,95 @@
+"""The body grammars: incremental readers of the text of a call (or of a section of calls),
+each fed only the new text, each telling the reader what it found through a ``CallSink``.
+
+A text format (``grammars/text-formats.json``) says which body grammar reads its calls and
+with which markers; the reader (``toolstitch.text.reader``) runs the format's state machine,
+hands the text of a body state to the grammar, and turns what the grammar reports into the
+same items an adapter returns.
+
+Theory of operation
+-------------------
+The reader makes one ``Body`` per body it enters (``BODIES[name](sink, options)``, the options
+being the format's declaration for that grammar), then calls ``feed(piece)`` with each new
+piece of text until ``feed`` returns where the body ended, and ``close()`` if the text ends
+first. A body never sees text twice: what it may not decide yet (a possible marker, the last
+newline of a value) it holds itself, and its work per piece is proportional to the piece.
+
+A body reports through its ``CallSink``:
+
+* ``start(at)`` a call begins (``at``: index in the current piece where its markup starts,
+  for positions; it may be negative, into text held from earlier pieces);
+* ``name(name)`` / ``ident(call_id)`` once each, in any order relative to the arguments;
+* ``arguments(fragment)`` the call's arguments as JSON text, in order, as they stream (the
+  reader buffers them while the name is unknown);
+* ``end()`` the call's markup closed it;
+* ``fail(message, at=, expected=)`` the call's text can no longer be the format's: the call
+  is discarded with a ``MalformedArguments`` (or ``MalformedCall`` with ``markup=True``) at
+  that position of the model's text; the body goes on reading (skipping) to its end;
+* ``warn(code, message)`` a tolerated variant or oddity, as a ``CallWarning``;
+* ``source(at)`` the arguments that follow are the model's text itself from ``at`` on (a JSON
+  body): a fault the strict JSON check finds in them is placed at its position in the text;
+* ``typed(key)`` asks whether the value of parameter ``key`` of the current call is JSON
+  (the tool's schema says it is not a string) rather than raw text;
+* ``limit`` the most characters a body may buffer for one value (``Limits.max_argument_chars``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+__all__ = ["BODIES", "Body", "BodyFactory", "CallSink"]
+
+
+class CallSink(Protocol):
+    """What a body grammar tells the reader (see the package docstring)."""
+
+    @property
+    def limit(self) -> int: ...
+
+    def start(self, at: int) -> None: ...
+
+    def name(self, name: str) -> None: ...
+
+    def ident(self, call_id: str) -> None: ...
+
+    def arguments(self, fragment: str) -> None: ...
+
+    def end(self) -> None: ...
+
+    def fail(self, message: str, *, at: int, expected: str, markup: bool = False) -> None: ...
+
+    def warn(self, code: str, message: str) -> None: ...
+
+    def source(self, at: int) -> None: ...
+
+    def typed(self, key: str) -> bool: ...
+
+
+class Body(Protocol):
+    """An incremental reader of one body (see the package docstring)."""
+
+    def feed(self, text: str) -> int:
+        """Read the next piece: ``-1`` if all of it was read and the body goes on, else the
+        index in ``text`` just past the body's end (the rest belongs to the reader)."""
+        ...
+
+    def close(self) -> None:
+        """The text ended inside the body: report nothing more (the reader ends the call
+        that is open as cut)."""
+        ...
+
+
+# A body whose end lies inside text it held back from earlier pieces (a possible marker
+# that turned out to follow the body) gives that text back: ``feed`` then returns 0 and the
+# body's ``returned`` attribute holds it; the reader reads it before the rest of the piece.
+# Optional: a body that never holds text across its end needs no such attribute.
+
+
+#: How a body grammar is made: ``factory(sink, options)``, ``options`` the format's
+#: declaration for it (markers and switches, as data).
+BodyFactory = Callable[[CallSink, Mapping[str, Any]], Body]
+
+#: Every body grammar by the name a format declaration uses (filled by the modules of this
+#: package as they are imported; ``toolstitch.text.formats`` imports them all).
+BODIES: dict[str, BodyFactory] = {}

@@ -1,0 +1,496 @@
+"""The reader of a model's text: one engine that runs any declared text format.
+
+``TextReader(format).feed(piece)`` reads the next piece of a model's raw output (special
+tokens as text) and returns *items*, exactly as an adapter does (``toolstitch.adapters``):
+``TextDelta`` and ``ReasoningDelta``/``ReasoningBlock`` events, and for each call written in
+the text the deltas and instructions that drive the core (a ``Delta`` naming it, its
+``Arguments`` as JSON text, an ``EndCall`` when its markup closes it, a ``Discard`` when it
+cannot be a call). ``close(ending)`` ends the text. The ``Stitcher`` applies the items to its
+``Assembler``, which validates the arguments strictly, readies each call at the byte that
+closes it, and checks it against the declared tools.
+
+Theory of operation
+-------------------
+The format (``toolstitch.text.formats``) is a state machine declared as data. In a text or
+header state the reader scans the piece with that state's ``MarkerScanner``: the text before a
+marker is the state's (content, reasoning, markup to skip, a header to read), the marker
+moves the machine, and the text after it is read in the new state, in the same pass. In a body
+state the state's grammar (``toolstitch.text.bodies``) reads until it says where the body
+ended. Each character is looked at by one scanner or one grammar once, so the work is linear
+in the text, whatever the pieces; what a scanner or grammar holds back (a possible marker) is
+never longer than the longest marker.
+
+The reader is the ``CallSink`` of its grammars: it gives each call the next index, takes its
+id from the text (Kimi; a call without one is handed over with ``id=None``, and the
+``Stitcher`` asks the core for the id it would generate as the call starts, so that the call
+is ready at its closing byte), holds arguments that come before the name (bounded by
+``max_argument_chars``), and turns a grammar's fault into a ``Discard`` carrying a
+``MalformedArguments`` or ``MalformedCall`` placed in the model's text: offset, line and
+column. Faults the core finds in JSON arguments copied from the text (``CallSink.source``)
+are placed the same way by ``locate``. A call the text leaves open is ended with the ending
+the caller gives ``close`` (a cut: it is discarded, never dispatched).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from toolstitch.core.deltas import Delta
+from toolstitch.core.instructions import Discard, EndCall, Item, arguments
+from toolstitch.core.record import CallRecords
+from toolstitch.json.lexicon import snippet
+from toolstitch.schema.declarations import normalize_tools
+from toolstitch.text.bodies import BODIES, Body
+from toolstitch.text.formats import State, TextFormat, text_format
+from toolstitch.text.headers import HEADERS, MAX_HEADER_CHARS
+from toolstitch.text.markers import MarkerScanner
+from toolstitch.vocab.endings import Ending
+from toolstitch.vocab.errors import (
+    MalformedArguments,
+    MalformedCall,
+    ToolCallError,
+    _OffsetError,
+)
+from toolstitch.vocab.limits import Limits
+from toolstitch.vocab.stream_events import TextDelta
+from toolstitch.vocab.streamed import ReasoningText, stream_quirk
+
+__all__ = ["TextReader"]
+
+#: The most ``quirk-text-stray`` warnings one stream reports (the rest is dropped silently
+#: past this, so that hostile text cannot grow the warnings without bound).
+MAX_STRAY_WARNINGS: Final = 16
+
+_WHITESPACE: Final = " \t\r\n"
+
+
+class _Call:
+    """What the reader keeps of the call a grammar is reading."""
+
+    __slots__ = ("at", "failed", "id", "index", "name", "pending", "sent", "size")
+
+    def __init__(self, index: int, at: int) -> None:
+        self.index = index
+        self.at = at  # where its markup starts in the text
+        self.id: str | None = None
+        self.name: str | None = None
+        self.pending: list[str] = []  # arguments before the name
+        self.size = 0
+        self.sent = False  # the core has its Delta
+        self.failed = False
+
+
+class _Lines:
+    """Line and column of positions in the text, counted once, as the reading goes."""
+
+    __slots__ = ("line", "line_start", "offset")
+
+    def __init__(self) -> None:
+        self.offset = 0  # the text counted so far
+        self.line = 1  # the line at ``offset``
+        self.line_start = 0  # where that line starts
+
+    def advance(self, text: str) -> None:
+        """``text`` follows what was counted."""
+        newlines = text.count("\n")
+        if newlines:
+            self.line += newlines
+            self.line_start = self.offset + text.rindex("\n") + 1
+        self.offset += len(text)
+
+    def at(self, piece: str, k: int) -> tuple[int, int, int]:
+        """``(offset, line, column)`` of index ``k`` of ``piece``, the piece that follows
+        what was counted (``k`` may be negative: held text of earlier pieces, placed at
+        the piece's start line)."""
+        offset = self.offset + k
+        if k <= 0:
+            return offset, self.line, max(offset - self.line_start, 0) + 1
+        newlines = piece.count("\n", 0, k)
+        if not newlines:
+            return offset, self.line, offset - self.line_start + 1
+        return offset, self.line + newlines, k - piece.rindex("\n", 0, k)
+
+
+def _typed_keys(schema: Mapping[str, Any]) -> frozenset[str]:
+    """The parameters whose values are JSON rather than raw text: those whose schema does
+    not say they are strings only."""
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return frozenset()
+    typed = set()
+    for key, spec in properties.items():
+        kind = spec.get("type") if isinstance(spec, Mapping) else None
+        if kind == "string":
+            continue
+        if kind is None and isinstance(spec, Mapping):
+            values = spec.get("enum", ())
+            if not any(k in spec for k in ("anyOf", "oneOf", "allOf", "const", "$ref")) and (
+                not isinstance(values, list) or all(isinstance(v, str) for v in values)
+            ):
+                continue
+        typed.add(key)
+    return frozenset(typed)
+
+
+class TextReader:
+    """Reads one text format from pieces of a model's output into items (see the module
+    docstring).
+
+    ``records`` is the core's read-only view (``Assembler``): the reader bounds what it holds
+    by its limits. ``tools`` (any form ``stitch`` takes)
+    decides which raw values are JSON. ``primed_reasoning=True`` starts the text inside
+    reasoning (the prompt ended with the format's opening reasoning marker).
+    ``allocate()`` gives each new call its index (default: 0, 1, 2…).
+    """
+
+    def __init__(
+        self,
+        fmt: str | TextFormat,
+        *,
+        records: CallRecords | None = None,
+        tools: object = None,
+        primed_reasoning: bool = False,
+        allocate: Callable[[], int] | None = None,
+    ) -> None:
+        self.format = text_format(fmt)
+        self._records = records
+        limits = records.limits if records is not None else Limits()
+        self.limit = limits.max_argument_chars
+        declared = normalize_tools(tools) if tools is not None else {}
+        self._typed = {name: _typed_keys(s) for name, s in declared.items()}
+        self._allocate = allocate
+        self._count = 0
+        start = self.format.primed if primed_reasoning and self.format.primed else None
+        self._scanners = {
+            s.name: MarkerScanner(s.markers) for s in self.format.states.values() if s.markers
+        }
+        self._reasoning = ReasoningText("reasoning", limits.max_reasoning_chars)
+        self._lines = _Lines()
+        self._piece = ""
+        self._base = 0  # the index of the current text in the piece
+        self._out: list[Item] = []
+        self._state = self.format.states[start or self.format.start]
+        self._body: Body | None = None
+        self._header: list[str] = []
+        self._header_size = 0
+        self._header_at = 0
+        self._lead = ""  # a lead state's whitespace, held until the first other character
+        self._call: _Call | None = None
+        self._sources: dict[int, tuple[int, int, int]] = {}
+        self._own: set[int] = set()  # calls discarded by the reader: their errors are placed
+        self._variants: set[str] = set()
+        self._strays = 0
+        self._stray = False  # stray text was reported since the state was entered
+        self._closed = False
+
+    # -- reading ------------------------------------------------------------------------
+
+    def feed(self, piece: str) -> list[Item]:
+        """Read the next piece of the model's text; return its items."""
+        if self._closed:
+            raise RuntimeError("TextReader.feed() called after close()")
+        out = self._out = []
+        self._piece = piece
+        text, base = piece, 0
+        while text:
+            self._base = base
+            state = self._state
+            if state.kind == "body":
+                body = self._body
+                assert body is not None
+                end = body.feed(text)
+                if end < 0:
+                    break
+                returned = getattr(body, "returned", "")
+                text, base = returned + text[end:], base + end - len(returned)
+                self._body = None
+                assert state.then is not None
+                self._enter(state.then)
+            elif state.kind == "lead":
+                text, base = self._lead_state(state, text, base)
+            else:
+                text, base = self._scan(state, text, base)
+        self._lines.advance(piece)
+        self._piece = ""
+        return out
+
+    def _scan(self, state: State, text: str, base: int) -> tuple[str, int]:
+        """A text or header state: its text up to its next marker, and the move there."""
+        certain, marker, rest = self._scanners[state.name].scan(text)
+        if certain:
+            self._text(state, certain)
+        if marker is None:
+            return "", base + len(text)
+        base += len(text) - len(rest)
+        at = base - len(marker)
+        move = state.moves[marker]
+        target = self._move(state, move.to, at)
+        if move.variant is not None:
+            self._variant(move.variant, f"marker {marker!r}")
+        if move.call == "start":
+            self.start(at - self._base)
+        elif move.call == "end":
+            self.end()
+        if move.keep:
+            rest, base = marker + rest, at
+        self._base = base
+        self._enter(target)
+        return rest, base
+
+    def _lead_state(self, state: State, text: str, base: int) -> tuple[str, int]:
+        """A lead state: only the first character that is not whitespace may start one of
+        its markers."""
+        first = len(text) - len(text.lstrip(_WHITESPACE))
+        if first == len(text):
+            self._lead += text
+            return "", base + len(text)
+        held = self._lead + text
+        at = len(self._lead) + first
+        for marker, move in state.moves.items():
+            if held.startswith(marker, at):
+                self._lead = ""
+                self._enter(move.to)
+                if move.keep:
+                    return held[at:], base + first
+                return held[at + len(marker) :], base + first + len(marker)
+            if marker.startswith(held[at:]):  # the piece ends inside a possible marker
+                self._lead = held
+                return "", base + len(text)
+        self._lead = ""
+        assert state.otherwise is not None
+        self._enter(state.otherwise)
+        return held, base - (len(held) - len(text))
+
+    def _text(self, state: State, text: str) -> None:
+        kind = state.kind
+        if kind == "content":
+            self._out.append(TextDelta(text=text))
+        elif kind == "reasoning":
+            self._reasoning.add(text, self._out)
+        elif kind == "header":
+            self._header_size += len(text)
+            if self._header_size <= MAX_HEADER_CHARS:
+                self._header.append(text)
+        elif text.strip(_WHITESPACE) and not self._stray and self._strays < MAX_STRAY_WARNINGS:
+            self._strays += 1
+            self._stray = True  # once per stay in the state, however the text was cut
+            self._out.append(
+                stream_quirk(
+                    "quirk-text-stray",
+                    f"text between {self.format.name} markers was dropped: {text[:80]!r}",
+                )
+            )
+
+    def _move(self, state: State, target: str, at: int) -> str:
+        """Leaving ``state`` at a marker: a header's text is read now; the state to go to."""
+        if state.kind != "header":
+            return target
+        assert state.rule is not None
+        text, size = "".join(self._header), self._header_size
+        self._header, self._header_size = [], 0
+        header = HEADERS[state.rule](text)
+        if size > MAX_HEADER_CHARS:
+            header = header._replace(error=f"a header longer than {MAX_HEADER_CHARS} characters")
+        if header.variant is not None:
+            self._variant(header.variant, f"header {text[:80]!r}")
+        here = self._header_at - self._lines.offset - self._base
+        if header.error is not None:
+            self.fail(header.error, at=here, expected=f"a {state.rule} header", markup=True)
+            return header.to or target
+        if (header.name is not None or header.call_id is not None) and self._call is None:
+            self.start(here)
+        if header.call_id is not None:
+            self.ident(header.call_id)
+        if header.name is not None:
+            self.name(header.name)
+        return header.to or target
+
+    def _enter(self, name: str) -> None:
+        old, state = self._state, self.format.states[name]
+        self._stray = False
+        if old.kind == "reasoning" and state.kind != "reasoning":
+            self._reasoning.end(self._out)
+        self._state = state
+        if state.kind == "header":
+            self._header_at = self._lines.offset + self._base
+        elif state.kind == "body":
+            assert state.grammar is not None
+            self._body = BODIES[state.grammar](self, state.options)
+
+    def close(self, ending: Ending = Ending.INCOMPLETE) -> list[Item]:
+        """The text ended: what was held back is the state's text; a call left open is
+        ended with ``ending`` (pass the stream's cut when there is one: a cut call is
+        discarded, never dispatched)."""
+        if self._closed:
+            return []
+        self._closed = True
+        out = self._out = []
+        state = self._state
+        scanner = self._scanners.get(state.name)
+        if scanner is not None:
+            held = scanner.close()
+            if held:
+                self._text(state, held)
+        if state.kind == "header" and self._header_size:
+            self._cut_header(state)
+        if self._lead:
+            self._text(self.format.states[state.otherwise or state.name], self._lead)
+        if self._body is not None:
+            self._body.close()
+        call = self._call
+        if call is not None:
+            self._call = None
+            if not call.failed:
+                self._send(call)
+                out.append(EndCall(call.index, ending))
+        if state.kind == "reasoning":
+            self._reasoning.end(out)
+        return out
+
+    def _cut_header(self, state: State) -> None:
+        """The text ended inside a header: the call it began is cut (named if the header
+        already names it), never silently gone."""
+        assert state.rule is not None
+        header = HEADERS[state.rule]("".join(self._header))
+        here = self._header_at - self._lines.offset - self._base
+        if header.error is not None:
+            self.fail(header.error, at=here, expected=f"a {state.rule} header", markup=True)
+            return
+        if self._call is None:
+            self.start(here)
+        if header.name is not None:
+            self.name(header.name)
+
+    # -- the CallSink of the grammars ----------------------------------------------------
+
+    def _position(self, at: int) -> tuple[int, int, int]:
+        return self._lines.at(self._piece, self._base + at)
+
+    def start(self, at: int) -> None:
+        """A call begins at index ``at`` of the current text."""
+        if self._call is not None:
+            self.end()
+        index = self._allocate() if self._allocate is not None else self._count
+        self._count += 1
+        self._call = _Call(index, self._position(at)[0])
+
+    def _open(self) -> _Call:
+        call = self._call
+        if call is None:  # a grammar reports on a call it never started: start it here
+            self.start(0)
+            call = self._call
+            assert call is not None
+        return call
+
+    def name(self, name: str) -> None:
+        call = self._open()
+        if call.name is None and not call.failed and not call.sent:
+            call.name = name
+            if call.pending:  # arguments came first: the call starts now
+                self._send(call)
+
+    def ident(self, call_id: str) -> None:
+        call = self._open()
+        if call.id is None and not call.sent:
+            call.id = call_id
+
+    def _send(self, call: _Call) -> None:
+        """Give the core the call (its id, its name if known, the arguments held)."""
+        if call.sent:
+            return
+        call.sent = True
+        held = "".join(call.pending)
+        call.pending = []
+        self._out.append(Delta(index=call.index, id=call.id, name=call.name, arguments=held))
+
+    def arguments(self, fragment: str) -> None:
+        call = self._open()
+        if call.failed or not fragment:
+            return
+        if call.sent:
+            self._out.append(arguments(call.index, fragment))
+            return
+        if call.name is not None:  # the call starts with its first arguments
+            self._send(call)
+            self._out.append(arguments(call.index, fragment))
+            return
+        call.size += len(fragment)
+        if call.size > self.limit:
+            self.fail(
+                f"more than {self.limit} characters of arguments before the call's name",
+                at=0,
+                expected="the call's name",
+                markup=True,
+            )
+            return
+        call.pending.append(fragment)
+
+    def end(self) -> None:
+        call = self._call
+        if call is None:
+            return
+        self._call = None
+        if not call.failed:
+            self._send(call)
+            self._out.append(EndCall(call.index))
+
+    def fail(self, message: str, *, at: int, expected: str, markup: bool = False) -> None:
+        call = self._open()
+        if call.failed:
+            return
+        offset, line, column = self._position(at)
+        k = max(self._base + at, 0)
+        kind = MalformedCall if markup else MalformedArguments
+        error = kind(
+            message,
+            offset=offset,
+            line=line,
+            column=column,
+            snippet=snippet(self._piece, min(k, len(self._piece))),
+            expected=expected,
+        )
+        self._send(call)
+        call.failed = True
+        self._own.add(call.index)
+        self._out.append(Discard(call.index, error))
+
+    def warn(self, code: str, message: str) -> None:
+        self._variant(code, message)
+
+    def source(self, at: int) -> None:
+        self._sources[self._open().index] = self._position(at)
+
+    def typed(self, key: str) -> bool:
+        call = self._call
+        if call is None or call.name is None:
+            return False
+        return key in self._typed.get(call.name, ())
+
+    def _variant(self, variant: str, where: str) -> None:
+        if variant in self._variants:
+            return
+        self._variants.add(variant)
+        self._out.append(
+            stream_quirk(
+                "quirk-text-variant",
+                f"{self.format.name}: tolerated variant {variant!r} ({where})",
+            )
+        )
+
+    # -- placing the core's faults ---------------------------------------------------------
+
+    def locate(self, index: int, error: ToolCallError) -> ToolCallError:
+        """``error``, found by the core in the arguments of call ``index``, placed in the
+        model's text: its offset, line and column become positions in the text when the
+        arguments were copied from it (JSON bodies); any other error as it is."""
+        source = self._sources.get(index)
+        if source is None or index in self._own or not isinstance(error, _OffsetError):
+            return error
+        start, line, column = source
+        at_line = error.line
+        return error.placed(
+            offset=start + error.offset,
+            line=line + at_line - 1,
+            column=column + error.column - 1 if at_line == 1 else error.column,
+        )
