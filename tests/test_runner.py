@@ -1062,3 +1062,30 @@ def test_run_reads_a_history_in_the_models_wire_format_and_the_error_hook_speaks
     assert "secret path" in ready.failure.traceback
     assert "secret path" not in json.dumps(server.requests[1].json)
     assert result.final_text == "Done."
+
+
+def test_calls_a_server_left_in_the_text_run_with_text_format() -> None:
+    # An OpenAI-compatible server whose own parser was off: the call arrives in `content`.
+    ran: list[dict[str, Any]] = []
+
+    def search(q: str) -> str:
+        ran.append({"q": q})
+        return "found"
+
+    call = '<tool_call>\n{"name": "search", "arguments": {"q": "cats"}}\n</tool_call>'
+    first = OpenAIChatScript().text("Looking. ").text(call).finish("stop").reply()
+    second = OpenAIChatScript().text("Cats found.").finish().reply()
+
+    async def main() -> tuple[RunResult, list[Event], ScriptedServer]:
+        async with openai_model([first, second]) as (model, server):
+            runner = ToolRunner(model, [Tool("search", search, QUERY)], text_format="hermes")
+            result = await runner.run(["find cats"])
+            return result, await consume(result), server
+
+    result, events, server = arun(main())
+    assert ran == [{"q": "cats"}]
+    assert result.final_text == "Cats found."
+    sent = server.requests[1].json["messages"][-2]
+    assert sent["content"] == "Looking. "
+    assert [c["function"]["name"] for c in sent["tool_calls"]] == ["search"]
+    assert any(getattr(e, "error", None) and e.error.code == "quirk-call-in-text" for e in events)

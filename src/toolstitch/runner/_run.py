@@ -1017,6 +1017,9 @@ class ToolRunner:
     go to the core as they are (see docs/schema.md); so does ``id_factory(index, position)``,
     the ids of calls that arrive without one (each round is a stream of its own: a factory
     that must give ids unique across rounds keeps its own counter or uses uuids).
+    ``text_format`` (with ``primed_reasoning``) reads the tool calls a model writes into its
+    text in that format (docs/text-formats.md): for a server whose own tool-call parser is
+    off or fails, the calls in the response's text are run like any other.
 
     With ``opentelemetry-api`` installed (the ``[otel]`` extra), each run leaves GenAI spans
     (a run span, a ``chat`` span per model call, an ``execute_tool`` span per tool run) on
@@ -1046,6 +1049,8 @@ class ToolRunner:
         id_factory: IdFactory | None = None,
         error_message: ErrorMessage | None = None,
         tracer_provider: Any = None,
+        text_format: str | None = None,
+        primed_reasoning: bool = False,
     ) -> None:
         _check_positive(max_rounds=max_rounds, concurrency=concurrency)
         _check_positive(max_threads=max_threads, event_buffer=event_buffer)
@@ -1085,6 +1090,8 @@ class ToolRunner:
             "watch_strings": watch_strings,
             "partial_arguments": partial_arguments,
             "id_factory": id_factory,
+            "text_format": text_format,
+            "primed_reasoning": primed_reasoning,
         }
         Stitcher(**self._stitch_options)  # refuse bad options here, not in the first round
 

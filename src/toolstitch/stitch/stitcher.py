@@ -466,6 +466,17 @@ class _StitcherBody:
                         return events  # what ``_observe`` would return, noting nothing
                     return self._observe(events)
             return self._observe(self._events(direct(data, None)))
+        textcalls = self._textcalls
+        if textcalls is not None and type(data) is str and self._mode == "text":
+            index = textcalls.reader.lane(data)
+            if index is not None and not self._closed:
+                # The steady state of a long string argument written in the text: the
+                # piece is all arguments of the open call (TextReader.lane).
+                self.events_read += 1
+                events = self.assembler.feed_arguments(index, data)
+                if len(events) == 1 and type(events[0]) is ArgumentsDelta:
+                    return events if self._understood else self._observe(events)
+                return self._observe(textcalls.placed(events))
         if self._sse is not None and type(data) is bytes and not (self._dead or self._closed):
             # The common case of a byte stream: SSE, its framing known and its decoder alive.
             self.bytes_read += len(data)

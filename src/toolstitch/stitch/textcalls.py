@@ -154,6 +154,14 @@ class TextCalls:
             )
         start = len(out)
         self._apply(self._with_ids(items), out)
+        self._place(out, start)
+
+    def placed(self, events: list[Event]) -> list[Event]:
+        """``events``, the faults the core found in text-format calls placed in the text."""
+        self._place(events, 0)
+        return events
+
+    def _place(self, out: list[Event], start: int) -> None:
         locate = self.reader.locate
         for k in range(start, len(out)):
             event = out[k]

@@ -58,6 +58,9 @@ from toolstitch.vocab.streamed import ReasoningText, stream_quirk
 
 __all__ = ["TextReader"]
 
+#: The lane of a body in the steady state, which a lane piece leaves as it is.
+from toolstitch.text.bodies.json import _LANE as _STEADY  # noqa: E402
+
 #: The most ``quirk-text-stray`` warnings one stream reports (the rest is dropped silently
 #: past this, so that hostile text cannot grow the warnings without bound).
 MAX_STRAY_WARNINGS: Final = 16
@@ -214,6 +217,22 @@ class TextReader:
         self._lines.advance(piece)
         self._piece = ""
         return out
+
+    def lane(self, piece: str) -> int | None:
+        """The index of the open call when ``piece`` is all its arguments and changes nothing
+        else (the body's ``lane`` says so: the steady state of a long string argument): the
+        caller hands it to the core directly instead of feeding it. ``None`` otherwise."""
+        body = self._body
+        lane = None if body is None else getattr(body, "lane", None)
+        call = self._call
+        if lane is None or call is None or not call.sent or call.failed or "\n" in piece:
+            return None
+        if lane.fullmatch(piece) is None:
+            return None
+        if lane is not _STEADY or piece[-1:] == "\\":
+            body.laned(piece)  # type: ignore[union-attr]  # a body with a lane has laned()
+        self._lines.offset += len(piece)
+        return call.index
 
     def _scan(self, state: State, text: str, base: int) -> tuple[str, int]:
         """A text or header state: its text up to its next marker, and the move there."""

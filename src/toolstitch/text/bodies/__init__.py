@@ -80,6 +80,14 @@ class Body(Protocol):
         ...
 
 
+# A body may say, with a ``lane`` attribute (a compiled pattern, or None), that a piece the
+# pattern matches whole, and that holds no newline, is all arguments of the open call and
+# leaves the body where it is: the reader then hands such a piece to the core directly
+# (``TextReader.lane``), without feeding it, and then calls the body's ``laned(piece)`` unless
+# the lane was the steady one of a JSON string and the piece ends in no backslash
+# (``bodies.json``): nothing else changes the body.
+# Optional too.
+#
 # A body whose end lies inside text it held back from earlier pieces (a possible marker
 # that turned out to follow the body) gives that text back: ``feed`` then returns 0 and the
 # body's ``returned`` attribute holds it; the reader reads it before the rest of the piece.

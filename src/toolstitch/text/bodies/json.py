@@ -29,7 +29,14 @@ A marker inside a JSON string never ends the body: the scanner knows it is in a 
 value that can no longer close: the call is discarded there (``malformed-arguments``) and the
 body ends before the marker, so the call's siblings stand. A raw control character inside a
 string (a newline the model did not escape) is a fault the core reports at its position; the
-body then skips to the next recovery marker. The only text a body holds back is a proper
+body then skips to the next recovery marker.
+
+The lane: while the arguments are inside a JSON string, a piece made of characters a string
+may hold and whole escapes (no ``"``, no control character, no lone ``\\`` at its end) is all
+arguments and leaves the string open: a body says so by setting ``lane`` to the pattern such
+a piece matches whole (else ``None``), and the reader's ``TextReader.lane`` lets such a piece
+go straight to the core, then tells the body (``laned``: the string goes on, an escape the
+piece before left open is over). The only text a body holds back is a proper
 prefix of a recovery marker at the end of a piece (no such prefix holds a closing bracket or
 a quote: ``recovery_markers`` checks it), so a body never ends inside text it held.
 """
@@ -56,6 +63,26 @@ MARKER: Final = 3  # a recovery marker starts at the returned position
 _BEFORE, _STRING, _ESCAPE, _CONTAINER, _SCALAR = range(5)
 
 _IN_STRING: Final = re.compile(r'["\\\x00-\x1f]')
+#: A piece that leaves a string open: characters a string may hold and whole escapes, and
+#: perhaps a backslash that begins an escape the next piece ends (group ``open``);
+#: ``_LANE_ESCAPED``: the same after a piece that ended so.
+_LANE: Final = re.compile(r'(?:[^"\\\x00-\x1f]|\\[^\x00-\x1f])*(?P<open>\\)?')
+_LANE_ESCAPED: Final = re.compile(r'[^\x00-\x1f](?:[^"\\\x00-\x1f]|\\[^\x00-\x1f])*(?P<open>\\)?')
+
+
+def _laned(scan: _Scan, piece: str, lane: re.Pattern[str] | None) -> None:
+    """``scan`` after a ``piece`` that ``lane`` matched whole: in an escape if the piece
+    ended by beginning one, else in the string."""
+    found = None if lane is None else lane.fullmatch(piece)
+    scan.mode = _ESCAPE if found is not None and found["open"] is not None else _STRING
+
+
+def _lane(scan: _Scan) -> re.Pattern[str] | None:
+    """The lane of a body whose arguments value ``scan`` reads, now (see the module docstring)."""
+    mode = scan.mode
+    return _LANE if mode == _STRING else _LANE_ESCAPED if mode == _ESCAPE else None
+
+
 _SCALAR_END: Final = re.compile(r"[^-+.0-9A-Za-z]")
 _WHITESPACE: Final = " \t\r\n"
 
@@ -228,7 +255,7 @@ def _skip_to(scan: _Scan, held: _Held, until: Sequence[str], text: str, i: int, 
 class JsonArguments:
     """Grammar ``json``: one JSON value, the open call's arguments."""
 
-    __slots__ = ("_ends_call", "_failed", "_held", "_scan", "_sink", "_started", "_until")
+    __slots__ = ("_ends_call", "_failed", "_held", "_scan", "_sink", "_started", "_until", "lane")
 
     def __init__(self, sink: CallSink, options: Mapping[str, Any]) -> None:
         self._sink = sink
@@ -238,9 +265,11 @@ class JsonArguments:
         self._held = _Held()
         self._started = False
         self._failed = False
+        self.lane: re.Pattern[str] | None = None  # see the module docstring
 
     def feed(self, text: str) -> int:
         text, shift = self._held.join(text)
+        self.lane = None
         sink = self._sink
         if self._failed:
             return _skip_to(self._scan, self._held, self._until, text, 0, shift)
@@ -258,6 +287,7 @@ class JsonArguments:
             self._held.held = text[end:]
             if end > start:
                 sink.arguments(text[start:end])
+            self.lane = _lane(self._scan) if end == len(text) else None
             return -1
         if end > start:
             sink.arguments(text[start:end])
@@ -281,6 +311,11 @@ class JsonArguments:
     @property
     def returned(self) -> str:
         return self._held.returned
+
+    def laned(self, piece: str) -> None:
+        """A piece went by the lane from ``lane``: where the string is after it."""
+        _laned(self._scan, piece, self.lane)
+        self.lane = _lane(self._scan)
 
     def close(self) -> None:
         """The text ended inside the value: the reader ends the call as cut."""
@@ -432,7 +467,7 @@ class _Wrapper:
 class JsonCall:
     """Grammar ``json-call``: one wrapper object, a whole call (see the module docstring)."""
 
-    __slots__ = ("_failed", "_held", "_scan", "_sink", "_until", "_wrapper")
+    __slots__ = ("_failed", "_held", "_scan", "_sink", "_until", "_wrapper", "lane")
 
     def __init__(self, sink: CallSink, options: Mapping[str, Any]) -> None:
         self._sink = sink
@@ -441,9 +476,11 @@ class JsonCall:
         self._held = _Held()
         self._failed = False
         self._scan = _Scan(self._until)
+        self.lane: re.Pattern[str] | None = None  # see the module docstring
 
     def feed(self, text: str) -> int:
         text, shift = self._held.join(text)
+        self.lane = None
         if self._failed:
             return _skip_to(self._scan, self._held, self._until, text, 0, shift)
         wrapper = self._wrapper
@@ -462,6 +499,9 @@ class JsonCall:
                 i = step
                 continue
             if step == _ALL:
+                value = wrapper._value
+                arguments = value is not None and wrapper._value_kind == "arguments"
+                self.lane = _lane(value) if arguments and value is not None else None
                 return -1
             if step == _HOLD:  # the value's scan holds a possible marker
                 self._held.held = text[wrapper.hold_from :]
@@ -475,6 +515,13 @@ class JsonCall:
     @property
     def returned(self) -> str:
         return self._held.returned
+
+    def laned(self, piece: str) -> None:
+        """A piece went by the lane from ``lane``: where the string is after it."""
+        value = self._wrapper._value
+        if value is not None:
+            _laned(value, piece, self.lane)
+            self.lane = _lane(value)
 
     def close(self) -> None:
         """The text ended inside the call: the reader ends it as cut (a call whose object
