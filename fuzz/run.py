@@ -3,6 +3,7 @@
     python fuzz/run.py --budget 600                 # 600 s per target
     python fuzz/run.py --budget 60 --targets sse replay
     python fuzz/run.py --plan sse=1300:512,assembler=1100:512,adapters=900:1024,replay=500:1024
+    python fuzz/run.py --targets text --plan text=4200:1024   # the text layer alone
 
 Builds the seeds first (``fuzz/seeds.py``), keeps each target's growing corpus in
 ``fuzz/corpus-<target>/``, writes crash reproducers to ``fuzz/corpus-findings/`` and the
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TARGETS = ("assembler", "sse", "adapters", "replay")
+TARGETS = ("assembler", "sse", "adapters", "replay", "text")
 _STATUS = re.compile(r"^#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+)", re.M)
 _UNITS = re.compile(r"stat::number_of_executed_units: (\d+)")
 

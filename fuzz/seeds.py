@@ -12,7 +12,13 @@ input format (see the target's docstring):
   behind the adapter-selector byte;
 * ``assembler``: the tool-call deltas of the OpenAI Chat and Anthropic bodies as records,
   plus a few hand-written hostile ones (deep nesting, long numbers, split surrogate pairs,
-  trailing text, limits).
+  trailing text, limits);
+* ``text``: for every format in ``TEXT_FORMATS``, the texts of the peers' test cases
+  (tests/text_cases/*/*.json), short examples walked from its declaration (one through each
+  marker of each state, with a sample of each header rule and body grammar, back to text),
+  all of them in one text, and every marker of the declaration (moves and body options) in
+  one text; each in one-character chunks and in mixed chunks, the case's priming and tools
+  kept.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ sys.path.insert(0, str(ROOT / "src"))
 from toolstitch.adapters import PROVIDERS  # noqa: E402 - the fuzz targets' selector order
 from toolstitch.decode.jsonarray import JSONArrayDecoder  # noqa: E402
 from toolstitch.decode.sse import SSEDecoder  # noqa: E402
+from toolstitch.text.formats import TEXT_FORMATS, State, TextFormat  # noqa: E402
+from toolstitch.text.headers import HEADERS  # noqa: E402
 from toolstitch.vocab.errors import StreamDecodeError  # noqa: E402
 
 SEEDS = Path(__file__).resolve().parent / "corpus-seeds"
@@ -140,6 +148,169 @@ HANDWRITTEN = [
 ]
 
 
+# -- text: the fuzz_text.py input is FORMAT FLAGS SIZES... TEXT (see its docstring) -------------
+
+TEXT_FORMAT_NAMES = tuple(TEXT_FORMATS)  # fuzz_text.FORMATS: byte 0 picks from it
+_CHUNKINGS = (b"", bytes([5, 0, 17, 2]))  # one character at a time; mixed, an empty chunk
+_TEXT_SAMPLES = {"content": "Hi. ", "reasoning": "Let me think. ", "skip": "\n", "lead": ""}
+_HEADER_SAMPLES = {
+    "name": ("get_weather",),
+    "kimi": ("functions.get_weather:0",),
+    "harmony": (
+        "assistant<|channel|>commentary to=functions.get_weather <|constrain|>json",
+        "assistant<|channel|>analysis",
+        "assistant<|channel|>final",
+    ),
+    "ignored": ("function",),
+}
+_JSON = '{"city": "Paris", "a": 1, "b": {"c": [true, null, 2.5]}}'
+_CALL = '{"name": "get_weather", "arguments": ' + _JSON + "}"
+
+
+def text_input(fmt: str, text: str, chunking: bytes, primed: bool = False, tools: int = 0) -> bytes:
+    flags = int(primed) | tools << 1 | len(chunking) << 3
+    return bytes([TEXT_FORMAT_NAMES.index(fmt), flags]) + chunking + text.encode("utf-8")
+
+
+def _tagged_sample(o: Any) -> str:
+    """One call in a ``tagged`` body's markup, from its options."""
+
+    def quoted(value: str) -> str:
+        return f'"{value}"' if o.get("attributes") else value
+
+    def param(key: str, value: str, raw: bool) -> str:
+        typed = f' {o["type_attribute"]}="{str(raw).lower()}"' if o.get("type_attribute") else ""
+        if o.get("trim_newlines"):
+            value = f"\n{value}\n"
+        value = f"{o.get('value', '')}{value}{o['value_close']}"
+        return f"{o['param']}{quoted(key)}{typed}{o['key_end']}{value}"
+
+    name = quoted("get_weather")
+    head = f"{o['call']}{name}{o.get('name_end', chr(10))}" if "call" in o else f"{name}\n"
+    params = param("city", "Paris", True) + "\n" + param("a", "1", False)
+    return f"{head}\n{params}\n{o.get('call_close', '')}\n{o.get('close', '')}"
+
+
+def _body_sample(state: State) -> str:
+    o = state.options
+    if state.grammar == "tagged":
+        return _tagged_sample(o)
+    if state.grammar == "json-calls":
+        return f'{o.get("opening", "[")}{_CALL}, {{"name": "f", "arguments": {{}}}}]'
+    if state.grammar == "pythonic":
+        calls = 'get_weather(city="Paris", a=1, b={"c": [True, None]}), f()'
+        return f"[{calls}]" if o.get("brackets", True) else calls
+    if state.grammar == "json-call":
+        return _CALL
+    return _JSON
+
+
+def _edges(fmt: TextFormat) -> dict[str, list[tuple[str, str]]]:
+    """``state -> [(text, next state)]``: each marker of each state with a sample of the
+    state's text before it (a header's sample routes as its rule says); a body's sample."""
+    edges: dict[str, list[tuple[str, str]]] = {}
+    for state in fmt.states.values():
+        out = edges.setdefault(state.name, [])
+        if state.kind == "body":
+            out.append((_body_sample(state), str(state.then)))
+            continue
+        if state.kind == "lead":
+            out.append(("", str(state.otherwise)))
+        samples: tuple[str, ...] = (_TEXT_SAMPLES.get(state.kind, ""),)
+        if state.kind == "header":
+            samples = _HEADER_SAMPLES.get(str(state.rule), ("get_weather",))
+        for marker, move in state.moves.items():
+            for sample in samples:
+                to = move.to
+                if state.kind == "header":
+                    to = HEADERS[str(state.rule)](sample).to or to
+                target = fmt.states[to]
+                kept = move.keep and target.kind == "body"
+                if kept and _body_sample(target).startswith(marker):
+                    out.append((sample, to))
+                else:
+                    out.append((sample + marker, to))
+    return edges
+
+
+def _paths(edges: dict[str, list[tuple[str, str]]], start: str) -> dict[str, str]:
+    """The text of a shortest path from ``start`` to each state it reaches."""
+    paths = {start: ""}
+    queue = [start]
+    for state in queue:
+        for text, to in edges[state]:
+            if to not in paths:
+                paths[to] = paths[state] + text
+                queue.append(to)
+    return paths
+
+
+def _home(edges: dict[str, list[tuple[str, str]]], fmt: TextFormat, state: str) -> str:
+    """The text of a shortest path from ``state`` back to a content state (or ``""``)."""
+    paths = _paths(edges, state)
+    homes = [t for s, t in paths.items() if fmt.states[s].kind == "content"]
+    return min(homes, key=len) if homes else ""
+
+
+def _walks(fmt: TextFormat, start: str) -> list[str]:
+    """From ``start``, one short text through each marker of each state it reaches."""
+    edges = _edges(fmt)
+    paths = _paths(edges, start)
+    walks = []
+    for state, prefix in paths.items():
+        for text, to in edges[state]:
+            walks.append(prefix + text + _home(edges, fmt, to) + "Bye.")
+    return walks
+
+
+def _markers(value: object) -> list[str]:
+    """Every string in a body's options (its markers), in order."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list | tuple):
+        return [m for item in value for m in _markers(item)]
+    if isinstance(value, dict):
+        return [m for item in value.values() for m in _markers(item)]
+    return []
+
+
+def _soup(fmt: TextFormat) -> str:
+    found: list[str] = []
+    for state in fmt.states.values():
+        found += [*state.moves, *_markers(dict(state.options))]
+    unique = [m for k, m in enumerate(found) if m not in found[:k] and len(m) > 1]
+    return " x ".join(unique) + " " + "".join(m[: len(m) // 2] for m in unique[:3])
+
+
+def _cases() -> Iterator[tuple[str, str, bool, bool]]:
+    """``(format, text, primed, has tools)`` of the peers' test cases."""
+    for path in sorted((ROOT / "tests" / "text_cases").glob("*/*.json")):
+        try:
+            cases = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        for case in cases if isinstance(cases, list) else []:
+            fmt, text = case.get("format"), case.get("text")
+            if fmt in TEXT_FORMATS and isinstance(text, str):
+                yield fmt, text, bool(case.get("primed_reasoning")), bool(case.get("tools"))
+
+
+def text_seeds() -> list[bytes]:
+    seeds = []
+    for name, text, primed, tools in _cases():
+        for chunking in _CHUNKINGS:
+            seeds.append(text_input(name, text, chunking, primed, int(tools)))
+    for name, fmt in TEXT_FORMATS.items():
+        starts = [(fmt.start, False)] + ([(fmt.primed, True)] if fmt.primed else [])
+        for start, from_reasoning in starts:
+            walks = _walks(fmt, start)
+            for text in [*walks, "\n".join(walks)[:3000]]:
+                for tool_set, chunking in ((0, b""), (1, _CHUNKINGS[1])):
+                    seeds.append(text_input(name, text, chunking, from_reasoning, tool_set))
+        seeds.append(text_input(name, _soup(fmt), _CHUNKINGS[1]))
+    return seeds
+
+
 def write(target: str, seeds: list[bytes]) -> int:
     folder = SEEDS / target
     folder.mkdir(parents=True, exist_ok=True)
@@ -184,6 +355,7 @@ def build() -> dict[str, int]:
         "replay": write("replay", replay),
         "adapters": write("adapters", adapters),
         "assembler": write("assembler", assembler),
+        "text": write("text", text_seeds()),
     }
 
 

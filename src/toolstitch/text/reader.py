@@ -42,6 +42,7 @@ from toolstitch.core.record import CallRecords
 from toolstitch.json.lexicon import snippet
 from toolstitch.schema.declarations import normalize_tools
 from toolstitch.text.bodies import BODIES, Body
+from toolstitch.text.bodies.json import STEADY_LANE
 from toolstitch.text.formats import State, TextFormat, text_format
 from toolstitch.text.headers import HEADERS, MAX_HEADER_CHARS
 from toolstitch.text.markers import MarkerScanner
@@ -57,9 +58,6 @@ from toolstitch.vocab.stream_events import TextDelta
 from toolstitch.vocab.streamed import ReasoningText, stream_quirk
 
 __all__ = ["TextReader"]
-
-#: The lane of a body in the steady state, which a lane piece leaves as it is.
-from toolstitch.text.bodies.json import _LANE as _STEADY  # noqa: E402
 
 #: The most ``quirk-text-stray`` warnings one stream reports (the rest is dropped silently
 #: past this, so that hostile text cannot grow the warnings without bound).
@@ -229,7 +227,7 @@ class TextReader:
             return None
         if lane.fullmatch(piece) is None:
             return None
-        if lane is not _STEADY or piece[-1:] == "\\":
+        if lane is not STEADY_LANE or piece[-1:] == "\\":
             body.laned(piece)  # type: ignore[union-attr]  # a body with a lane has laned()
         self._lines.offset += len(piece)
         return call.index

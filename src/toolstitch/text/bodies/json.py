@@ -51,7 +51,7 @@ from typing import Any, Final
 from toolstitch.text.bodies import BODIES, Body, CallSink
 from toolstitch.text.literals import json_string
 
-__all__ = ["JsonArguments", "JsonCall", "JsonCalls", "recovery_markers"]
+__all__ = ["STEADY_LANE", "JsonArguments", "JsonCall", "JsonCalls", "recovery_markers"]
 
 # _Scan.run results.
 MORE: Final = 0  # all read (perhaps holding from the returned position)
@@ -68,6 +68,11 @@ _IN_STRING: Final = re.compile(r'["\\\x00-\x1f]')
 #: ``_LANE_ESCAPED``: the same after a piece that ended so.
 _LANE: Final = re.compile(r'(?:[^"\\\x00-\x1f]|\\[^\x00-\x1f])*(?P<open>\\)?')
 _LANE_ESCAPED: Final = re.compile(r'[^\x00-\x1f](?:[^"\\\x00-\x1f]|\\[^\x00-\x1f])*(?P<open>\\)?')
+
+
+#: The lane of a JSON string in its steady state: a piece it matches whole and that ends in no
+#: backslash leaves the body as it is (``TextReader.lane`` then tells the body nothing).
+STEADY_LANE: Final = _LANE
 
 
 def _laned(scan: _Scan, piece: str, lane: re.Pattern[str] | None) -> None:
