@@ -175,11 +175,12 @@ class TextReader:
         self._body: Body | None = None
         self._header: list[str] = []
         self._header_size = 0
-        self._header_at = 0
+        self._header_at = (0, 1, 1)  # where the header began: offset, line, column
         self._lead = ""  # a lead state's whitespace, held until the first other character
         self._call: _Call | None = None
         self._sources: dict[int, tuple[int, int, int]] = {}
-        self._own: set[int] = set()  # calls discarded by the reader: their errors are placed
+        #: The faults the reader itself found, by call: already placed in the text.
+        self._own: dict[int, tuple[str, int]] = {}
         self._variants: set[str] = set()
         self._strays = 0
         self._stray = False  # stray text was reported since the state was entered
@@ -192,6 +193,8 @@ class TextReader:
         if self._closed:
             raise RuntimeError("TextReader.feed() called after close()")
         out = self._out = []
+        if len(self._sources) > 1 or self._own:
+            self._forget()
         self._piece = piece
         text, base = piece, 0
         while text:
@@ -215,6 +218,14 @@ class TextReader:
         self._lines.advance(piece)
         self._piece = ""
         return out
+
+    def _forget(self) -> None:
+        """Keep what ``locate`` needs for the open call only: the core has reported on the
+        others' pieces already (the ``Stitcher`` places their faults after each feed)."""
+        call = self._call
+        keep = None if call is None else call.index
+        self._sources = {i: s for i, s in self._sources.items() if i == keep}
+        self._own = {i: o for i, o in self._own.items() if i == keep}
 
     def lane(self, piece: str) -> int | None:
         """The index of the open call when ``piece`` is all its arguments and changes nothing
@@ -311,12 +322,11 @@ class TextReader:
             header = header._replace(error=f"a header longer than {MAX_HEADER_CHARS} characters")
         if header.variant is not None:
             self._variant(header.variant, f"header {text[:80]!r}")
-        here = self._header_at - self._lines.offset - self._base
         if header.error is not None:
-            self.fail(header.error, at=here, expected=f"a {state.rule} header", markup=True)
+            self._header_fault(header.error, state, text)
             return header.to or target
         if (header.name is not None or header.call_id is not None) and self._call is None:
-            self.start(here)
+            self._start_at(self._header_at[0])
         if header.call_id is not None:
             self.ident(header.call_id)
         if header.name is not None:
@@ -330,7 +340,7 @@ class TextReader:
             self._reasoning.end(self._out)
         self._state = state
         if state.kind == "header":
-            self._header_at = self._lines.offset + self._base
+            self._header_at = self._lines.at(self._piece, self._base)
         elif state.kind == "body":
             assert state.grammar is not None
             self._body = BODIES[state.grammar](self, state.options)
@@ -369,15 +379,23 @@ class TextReader:
         """The text ended inside a header: the call it began is cut (named if the header
         already names it), never silently gone."""
         assert state.rule is not None
-        header = HEADERS[state.rule]("".join(self._header))
-        here = self._header_at - self._lines.offset - self._base
+        text = "".join(self._header)
+        header = HEADERS[state.rule](text)
         if header.error is not None:
-            self.fail(header.error, at=here, expected=f"a {state.rule} header", markup=True)
+            self._header_fault(header.error, state, text)
             return
         if self._call is None:
-            self.start(here)
+            self._start_at(self._header_at[0])
         if header.name is not None:
             self.name(header.name)
+
+    def _header_fault(self, message: str, state: State, text: str) -> None:
+        """A header its rule refuses: the call it names is malformed, placed at the header."""
+        if self._call is None:
+            self._start_at(self._header_at[0])
+        self._fault(
+            message, self._header_at, snippet(text, 0), f"a {state.rule} header", markup=True
+        )
 
     # -- the CallSink of the grammars ----------------------------------------------------
 
@@ -386,11 +404,14 @@ class TextReader:
 
     def start(self, at: int) -> None:
         """A call begins at index ``at`` of the current text."""
+        self._start_at(self._position(at)[0])
+
+    def _start_at(self, offset: int) -> None:
         if self._call is not None:
             self.end()
         index = self._allocate() if self._allocate is not None else self._count
         self._count += 1
-        self._call = _Call(index, self._position(at)[0])
+        self._call = _Call(index, offset)
 
     def _open(self) -> _Call:
         call = self._call
@@ -453,23 +474,30 @@ class TextReader:
             self._out.append(EndCall(call.index))
 
     def fail(self, message: str, *, at: int, expected: str, markup: bool = False) -> None:
+        k = min(max(self._base + at, 0), len(self._piece))
+        self._fault(message, self._position(at), snippet(self._piece, k), expected, markup=markup)
+
+    def _fault(
+        self,
+        message: str,
+        where: tuple[int, int, int],
+        shown: str,
+        expected: str,
+        *,
+        markup: bool,
+    ) -> None:
+        """Discard the open call: its text can no longer be the format's, from ``where``."""
         call = self._open()
         if call.failed:
             return
-        offset, line, column = self._position(at)
-        k = max(self._base + at, 0)
+        offset, line, column = where
         kind = MalformedCall if markup else MalformedArguments
         error = kind(
-            message,
-            offset=offset,
-            line=line,
-            column=column,
-            snippet=snippet(self._piece, min(k, len(self._piece))),
-            expected=expected,
+            message, offset=offset, line=line, column=column, snippet=shown, expected=expected
         )
         self._send(call)
         call.failed = True
-        self._own.add(call.index)
+        self._own[call.index] = (message, offset)
         self._out.append(Discard(call.index, error))
 
     def warn(self, code: str, message: str) -> None:
@@ -502,8 +530,10 @@ class TextReader:
         model's text: its offset, line and column become positions in the text when the
         arguments were copied from it (JSON bodies); any other error as it is."""
         source = self._sources.get(index)
-        if source is None or index in self._own or not isinstance(error, _OffsetError):
+        if source is None or not isinstance(error, _OffsetError):
             return error
+        if self._own.get(index) == (error.message, error.offset):
+            return error  # the reader's own: placed already
         start, line, column = source
         at_line = error.line
         return error.placed(
