@@ -304,8 +304,8 @@ def _text_outcome(chunks: list[str], fmt: str) -> tuple[object, ...]:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="bug 9: a lead state's marker cut across pieces is missed "
-    "(TextReader._lead_state looks for it past the part already held)",
+    reason="bug 9: a lead state's marker cut across pieces is missed, and held text that is "
+    "no marker is dropped (TextReader._lead_state looks past the part already held)",
 )
 @pytest.mark.parametrize(
     ("fmt", "chunks"),
@@ -313,6 +313,8 @@ def _text_outcome(chunks: list[str], fmt: str) -> tuple[object, ...]:
         ("gemma4", ["<|channel>tho", "ught\nhmm<channel|>ok"]),  # reasoning 'thought\nhmm'
         ("gemma4", ["<|tool_call>call:f{}  <tool_", "call|>ok"]),  # text '  ok', stray-close
         ("pythonic", ["<|python_start|>[f()]<|python_", "end|>ok"]),  # stray-python-end
+        ("pythonic", ["<", "["]),  # text '' instead of '<['
+        ("gemma4", ["<|tool_call>call:f{}<", "<|tool_call>call:f{}<tool_call|>"]),  # '<' lost
     ],
 )
 def test_bug9_a_lead_state_marker_cut_across_pieces(fmt: str, chunks: list[str]) -> None:
@@ -346,11 +348,8 @@ def test_bug11_a_malformed_call_header_placed_the_same_in_any_chunking() -> None
     assert _text_outcome(chunks, "mistral") == whole  # offset 13
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug 12: a position in text held from an earlier piece gets the line and column of "
-    "the current piece's start (TextReader._Lines.at), wrong when a line break came between",
-)
+# Bug 12 (fixed in the reader of 19:13 UTC): a position in text held from an earlier piece got
+# the line and column of the current piece's start, wrong when a line break came between.
 def test_bug12_a_header_error_keeps_its_line_when_the_header_spans_pieces() -> None:
     text = "x\n<｜tool▁call▁begin｜>a\nb c<｜tool▁sep｜>{}"  # a name with a space
     for chunks in ([text], [text[:26], text[26:]]):
@@ -360,11 +359,8 @@ def test_bug12_a_header_error_keeps_its_line_when_the_header_spans_pieces() -> N
         assert (error.offset, error.line, error.column) == (21, 2, 20)  # cut: line 3, column 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug 13: JSON arguments that are not an object, read whole in one piece, are not "
-    "placed in the model's text (offset 0 of the arguments; placed when cut into pieces)",
-)
+# Bug 13 (fixed with the reader and JSON bodies of 19:12-19:13 UTC): JSON arguments that are
+# not an object, read whole in one piece, were not placed in the model's text (offset 0).
 @pytest.mark.parametrize(
     ("fmt", "text", "offset"),
     [
@@ -379,3 +375,63 @@ def test_bug13_arguments_that_are_no_object_are_placed_in_the_text(
         (discarded,) = stitch(chunks, text_format=fmt).collect().discarded
         assert isinstance(discarded.error, MalformedArguments)
         assert discarded.error.offset == offset, chunks  # whole: 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug 14: a JSON body's until marker cut across pieces before the body's JSON "
+    "(<tool_call><, /tool_call>) is taken for malformed text: a malformed-call is discarded",
+)
+@pytest.mark.parametrize(
+    ("fmt", "chunks"),
+    [
+        ("hermes", ["<tool_call><", "/tool_call>"]),  # whole: nothing at all
+        ("hermes", ["<tool_call><tool_c", "all>"]),  # whole: one missing-name discard
+    ],
+)
+def test_bug14_a_json_body_until_marker_cut_across_pieces(fmt: str, chunks: list[str]) -> None:
+    assert _text_outcome(chunks, fmt) == _text_outcome(["".join(chunks)], fmt)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug 15: a schema violation followed by a JSON fault in the same fragment is "
+    "discarded as malformed-arguments; in two fragments, as schema-violation (the core)",
+)
+def test_bug15_the_discard_code_does_not_depend_on_the_fragments() -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "f",
+                "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+            },
+        }
+    ]
+    codes = []
+    for fragments in (['{"city":["":'], ['{"city":["', '":']):
+        asm = Assembler(tools=tools)
+        events = asm.feed(Delta(index=0, id="c1", name="f", arguments=fragments[0]))
+        for fragment in fragments[1:]:
+            events += asm.feed(Delta(index=0, arguments=fragment))
+        events += asm.finish("stop")
+        codes.append([e.error.code for e in events if isinstance(e, CallDiscarded)])
+    assert codes[0] == codes[1]  # ['malformed-arguments'] != ['schema-violation']
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug 16: after a fault, a JSON body read in one piece goes back to an until marker "
+    "it had read inside a string and reads a new call from there; cut after it, it cannot",
+)
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        ("granite", '<|tool_call|>[{"":"<tool_call>[{xyz\n'),  # whole: a second discard
+        ("hermes", '<tool_call>{"":"","":"<tool_call>\n'),  # whole: a second discard
+    ],
+)
+def test_bug16_a_json_body_does_not_go_back_to_a_marker_it_read(fmt: str, text: str) -> None:
+    marker = "<tool_call>"
+    cut = text.rindex(marker) + len(marker)
+    assert _text_outcome([text[:cut], text[cut:]], fmt) == _text_outcome([text], fmt)

@@ -1,0 +1,356 @@
+"""Fuzz target: any text through the text layer (``stitch(chunks, text_format=NAME)``).
+
+Input: byte 0 picks the format (``FORMATS``, every format ``TEXT_FORMATS`` holds at import,
+by its position modulo their number); byte 1 holds the switches: bit 0 primes the reasoning
+(``primed_reasoning``), bits 1-2 the tools (``TOOL_SETS``: none, typed parameters, names
+only, typed through ``enum``/``anyOf``), bits 3-7 the number ``n`` (0-31) of chunking bytes
+that follow; then those ``n`` bytes, the chunk sizes, used in turn (size ``b % 48``; 0 is an
+empty chunk); ``n = 0`` cuts the text into one-character chunks. The rest is the model's
+text (UTF-8, invalid bytes replaced: the reader takes ``str``).
+
+The text is stitched twice: in the chunks the input names, and whole. Nothing may escape
+either (the reader never raises on any text; there is no expected exception). Checked on
+the events of the chunked run:
+
+* every ``CallStarted`` index starts once and ends exactly once, with ``CallReady`` or
+  ``CallDiscarded``; nothing about a call comes before its start or, warnings aside, after
+  its end;
+* a ready call is valid (``_harness.check_ready``: name, id, strict ``json.loads`` to exactly
+  ``parsed_arguments``, a dict, that the reference checker accepts as one closed object) and
+  its ``arguments`` are exactly the concatenation of its ``ArgumentsDelta`` fragments, or
+  ``"{}"`` (``empty_arguments``) when they were empty or whitespace, or the object they start
+  with when only whitespace or text reported as ``TrailingArguments`` follows it (the core's
+  rules, as in ``_harness.Ledger``);
+* a discard's error placed in the text (``MalformedArguments``, ``MalformedCall``) has
+  ``0 <= offset <= len(text)``, line and column >= 1; one placed in the arguments
+  (``SchemaViolation``, ``LimitExceeded``: "where in the arguments text") has ``0 <= offset
+  <= len(arguments)``.
+
+Then the chunking-independence property: the whole text gives the same outcome, i.e. the
+same calls (index, id, name, arguments), text and reasoning, the same discards (index, code,
+and the offset, line and column of an error placed in the text), and the same set of warning
+codes.
+
+Open bugs (fuzz/README.md, "Findings") are recognised, so that the run looks past them
+(``_harness.KnownBug``; ``FUZZ_STRICT=1`` makes them findings again): a difference is bug 9
+or 14 if it goes away once no cut follows the beginning of a lead state's marker or a JSON
+body's ``until`` marker (``uncut_markers``), bug 11 if only the positions of the discards differ
+(in a format where a lead state's text may become a header), bug 15 if only a schema
+violation stands for malformed arguments, bug 16 if the whole text cut just after each
+``until`` marker gives what the chunks gave.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from typing import Any
+
+import atheris
+from _harness import WS, KnownBug, check_ready, known_bug
+
+with atheris.instrument_imports(include=["toolstitch"]):
+    from toolstitch import (
+        ArgumentsDelta,
+        CallDiscarded,
+        CallReady,
+        CallStarted,
+        CallWarning,
+        StitchResult,
+        TrailingArguments,
+        stitch,
+    )
+    from toolstitch.text.formats import TEXT_FORMATS, TextFormat
+    from toolstitch.vocab.errors import _OffsetError
+
+#: The formats byte 0 picks from, in ``TEXT_FORMATS`` order (seeds.py uses the same).
+FORMATS: tuple[str, ...] = tuple(TEXT_FORMATS)
+
+#: Tool names the seeds write (kept few: ``stitch`` normalizes the tools on every run).
+TOOL_NAMES = ("f", "get_weather", "search")
+
+
+def _tools(properties: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "parameters": {"type": "object", "properties": properties},
+            },
+        }
+        for name in TOOL_NAMES
+    ]
+
+
+#: Parameters typed as non-strings (their raw values go through ``typed_value``), and strings.
+_TYPED = {
+    "a": {"type": "integer"},
+    "b": {"type": "object"},
+    "n": {"type": "number"},
+    "items": {"type": "array"},
+    "enabled": {"type": "boolean"},
+    "v": {},
+    "city": {"type": "string"},
+    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+}
+#: The same parameters typed by ``enum``, ``anyOf``, a list of types, ``const``.
+_TYPED_OTHERWISE = {
+    "a": {"enum": [1, 2, 3]},
+    "b": {"anyOf": [{"type": "object"}, {"type": "null"}]},
+    "n": {"type": ["number", "string"]},
+    "items": {"type": "array", "items": {"type": "integer"}},
+    "city": {"enum": ["Paris", "Tokyo"]},
+    "unit": {"const": "celsius"},
+}
+
+#: Bits 1-2 of byte 1: no tools, typed parameters, names only, typed another way.
+TOOL_SETS: tuple[list[dict[str, Any]] | None, ...] = (
+    None,
+    _tools(_TYPED),
+    _tools({}),
+    _tools(_TYPED_OTHERWISE),
+)
+
+MAX_CHUNK = 48
+
+
+def parse(data: bytes) -> tuple[str, bool, list[dict[str, Any]] | None, list[int], str]:
+    """``(format, primed, tools, chunk sizes, text)`` of one input (see the docstring)."""
+    fmt = FORMATS[data[0] % len(FORMATS)] if data else FORMATS[0]
+    flags = data[1] if len(data) > 1 else 0
+    count = flags >> 3
+    sizes = [b % MAX_CHUNK for b in data[2 : 2 + count]]
+    if not any(sizes):
+        sizes = [1]
+    text = data[2 + count :].decode("utf-8", "replace")
+    return fmt, bool(flags & 1), TOOL_SETS[(flags >> 1) & 3], sizes, text
+
+
+def chunked(text: str, sizes: list[int]) -> list[str]:
+    """``text`` cut by ``sizes``, used in turn (0: an empty chunk); an empty text is one
+    empty chunk (no chunk at all is an empty source, whose provider ``auto`` cannot tell:
+    ``StreamDecodeError``, as for any empty stream)."""
+    chunks: list[str] = [] if text else [""]
+    pos = k = 0
+    while pos < len(text):
+        size = sizes[k % len(sizes)]
+        k += 1
+        chunks.append(text[pos : pos + size])
+        pos += size
+    return chunks
+
+
+def _where(error: object) -> tuple[object, ...]:
+    if isinstance(error, _OffsetError):
+        return (error.offset, error.line, error.column)
+    return ()
+
+
+Outcome = tuple[object, ...]
+
+
+def outcome(result: StitchResult) -> Outcome:
+    """What a text yielded, independent of how it was cut."""
+    return (
+        [(c.index, c.id, c.name, c.arguments) for c in result.calls],
+        result.text,
+        result.reasoning,
+        [(d.index, d.error.code, *_where(d.error)) for d in result.discarded],
+        sorted({w.error.code for w in result.warnings}),
+    )
+
+
+def check_events(events: list[object], text: str) -> None:
+    """The invariants of one run's events (see the module docstring)."""
+    fragments: dict[int, list[str]] = {}  # the calls started, with their fragments
+    ended: set[int] = set()
+    trailing = {  # calls with text after their object, reported
+        e.index
+        for e in events
+        if isinstance(e, CallWarning) and isinstance(e.error, TrailingArguments)
+    }
+    for event in events:
+        if isinstance(event, CallStarted):
+            assert event.index not in fragments, f"call {event.index} started twice"
+            fragments[event.index] = []
+        elif isinstance(event, ArgumentsDelta):
+            _live(event.index, fragments, ended, "ArgumentsDelta")
+            assert event.fragment, "empty ArgumentsDelta"
+            fragments[event.index].append(event.fragment)
+        elif isinstance(event, CallReady):
+            index = event.call.index
+            _live(index, fragments, ended, "CallReady")
+            ended.add(index)
+            check_ready(event.call)
+            check_written(event.call.arguments, "".join(fragments[index]), index in trailing)
+        elif isinstance(event, CallDiscarded):
+            _live(event.index, fragments, ended, "CallDiscarded")
+            ended.add(event.index)
+            check_position(event, text)
+    open_calls = set(fragments) - ended
+    assert not open_calls, f"calls {sorted(open_calls)} never ended"
+
+
+def check_written(arguments: str, written: str, trailing: bool) -> None:
+    """A ready call's arguments are its fragments: all of them, or ``"{}"`` when there was
+    nothing but whitespace, or the object they start with when only whitespace, or text
+    reported as ``TrailingArguments``, follows it."""
+    if arguments == written or (arguments == "{}" and not written.strip(WS)):
+        return
+    assert written.startswith(arguments), f"arguments {arguments!r}, fragments {written!r}"
+    rest = written[len(arguments) :]
+    assert trailing or not rest.strip(WS), f"unreported text after the object: {rest!r}"
+
+
+def _live(index: int, started: dict[int, list[str]], ended: set[int], what: str) -> None:
+    assert index in started, f"{what} for call {index}, never started"
+    assert index not in ended, f"{what} for call {index}, after its end"
+
+
+def check_position(event: CallDiscarded, text: str) -> None:
+    error = event.error
+    if isinstance(error, _OffsetError):
+        assert 0 <= error.offset <= len(text), f"{error.code} offset {error.offset} past the text"
+        assert error.line >= 1, f"{error.code} line {error.line}"
+        assert error.column >= 1, f"{error.code} column {error.column}"
+        return
+    offset: int | None = getattr(error, "offset", None)
+    if offset is not None:
+        assert 0 <= offset <= len(event.arguments), (
+            f"{error.code} offset {offset} outside its arguments {event.arguments!r}"
+        )
+    assert str(error)
+
+
+# -- known, reported bugs (fuzz/README.md, "Findings"): recognised, so the run looks past them
+
+
+def _cut_markers(fmt: TextFormat) -> tuple[str, ...]:
+    """The markers of ``fmt`` whose cut across pieces is an open bug: those of its lead
+    states (bug 9) and the ``until`` markers of its JSON bodies (bug 14), if longer than
+    one character."""
+    found: set[str] = set()
+    for state in fmt.states.values():
+        if state.kind == "lead":
+            found.update(state.moves)
+        elif state.grammar in ("json-call", "json-calls"):
+            found.update(state.options.get("until", ()))
+    return tuple(sorted(m for m in found if len(m) > 1))
+
+
+#: The formats with a lead state whose ``else`` is a header (bug 11).
+LEAD_TO_HEADER = frozenset(
+    name
+    for name, fmt in TEXT_FORMATS.items()
+    if any(
+        s.kind == "lead" and s.otherwise and fmt.states[s.otherwise].kind == "header"
+        for s in fmt.states.values()
+    )
+)
+
+#: Each format's markers whose cut across pieces is an open bug (bugs 9 and 14).
+CUT_MARKERS: dict[str, tuple[str, ...]] = {
+    name: _cut_markers(fmt) for name, fmt in TEXT_FORMATS.items()
+}
+
+
+def uncut_markers(text: str, chunks: list[str], markers: tuple[str, ...]) -> list[str]:
+    """``chunks`` with every cut undone where the text before it ends with the beginning of
+    one of ``markers`` (a cut inside a marker, or after text a reader holds back as a
+    possible marker)."""
+    prefixes = {m[:k] for m in markers for k in range(1, len(m))}
+    merged: list[str] = []
+    pos = 0
+    for chunk in chunks:
+        if merged and any(text.endswith(p, 0, pos) for p in prefixes):
+            merged[-1] += chunk
+        else:
+            merged.append(chunk)
+        pos += len(chunk)
+    return merged
+
+
+def after_markers(text: str, markers: tuple[str, ...]) -> list[str]:
+    """``text`` cut just after each occurrence of ``markers``."""
+    cuts = {0, len(text)}
+    for marker in markers:
+        at = text.find(marker)
+        while at >= 0:
+            cuts.add(at + len(marker))
+            at = text.find(marker, at + 1)
+    ends = sorted(cuts)
+    return [text[a:b] for a, b in itertools.pairwise(ends)] or [""]
+
+
+def unplaced(found: Outcome, codes: bool = False) -> Outcome:
+    """An outcome without the positions of its discards (``codes``: nor the difference
+    between a schema violation and malformed arguments, bug 15)."""
+    calls, text, reasoning, discarded, warnings = found
+    assert isinstance(discarded, list)
+    fold = {"schema-violation": "malformed-arguments"} if codes else {}
+    return (calls, text, reasoning, [(d[0], fold.get(d[1], d[1])) for d in discarded], warnings)
+
+
+def known_difference(
+    fmt: str, text: str, chunks: list[str], found: Outcome, whole: Outcome, **options: Any
+) -> str | None:
+    """The open bugs that explain why ``chunks`` gave ``found`` and the whole ``text``
+    ``whole``, if they do: the outcomes agree once those bugs are out of the way. Bugs 9
+    and 14: no cut after the beginning of a lead state's marker or a JSON body's ``until``
+    marker; bug 11: the positions of the discards aside (offset, line, column), in a
+    format where a lead state's text may become a header; bug 15: a schema
+    violation taken for malformed arguments (tools declared); bug 16: the whole text cut
+    after each JSON body's ``until`` marker gives the same as ``chunks`` (the body cannot
+    go back to the marker then)."""
+    attempts = [("", found)]
+    if CUT_MARKERS[fmt]:
+        uncut = uncut_markers(text, chunks, CUT_MARKERS[fmt])
+        attempts.append(("9/14", outcome(stitch(uncut, text_format=fmt, **options).collect())))
+    for bugs, again in attempts:
+        if bugs and again == whole:
+            return bugs
+        if fmt in LEAD_TO_HEADER and unplaced(again) == unplaced(whole):
+            return ", ".join(filter(None, (bugs, "11")))
+        if options.get("tools") and unplaced(again, True) == unplaced(whole, True):
+            return ", ".join(filter(None, (bugs, "15")))
+    if CUT_MARKERS[fmt]:  # bug 16: whole, a JSON body goes back to an until marker it read
+        split = after_markers(text, CUT_MARKERS[fmt])
+        again = outcome(stitch(split, text_format=fmt, **options).collect())
+        if any(unplaced(a, True) == unplaced(again, True) for _, a in attempts):
+            return "16"
+    return None
+
+
+def run(data: bytes) -> None:
+    fmt, primed, tools, sizes, text = parse(data)
+    chunks = chunked(text, sizes)
+    first = stitch(chunks, text_format=fmt, tools=tools, primed_reasoning=primed)
+    events: list[object] = list(first)
+    check_events(events, text)
+    result = first.result
+    whole = stitch([text], text_format=fmt, tools=tools, primed_reasoning=primed).collect()
+    found, expected = outcome(result), outcome(whole)
+    if found != expected:
+        options = {"tools": tools, "primed_reasoning": primed}
+        bugs = known_difference(fmt, text, chunks, found, expected, **options)
+        if bugs is not None:
+            raise KnownBug(bugs)
+    assert found == expected, "the outcome depends on the chunking"
+
+
+def TestOneInput(data: bytes) -> None:  # noqa: N802  (atheris' name)
+    try:
+        run(data)
+    except Exception as exc:
+        if known_bug(exc) is None:
+            raise
+
+
+def main() -> None:
+    atheris.Setup(sys.argv, TestOneInput)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
