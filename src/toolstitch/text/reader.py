@@ -269,19 +269,19 @@ class TextReader:
     def _lead_state(self, state: State, text: str, base: int) -> tuple[str, int]:
         """A lead state: only the first character that is not whitespace may start one of
         its markers."""
-        first = len(text) - len(text.lstrip(_WHITESPACE))
-        if first == len(text):
-            self._lead += text
-            return "", base + len(text)
         held = self._lead + text
-        at = len(self._lead) + first
+        at = len(held) - len(held.lstrip(_WHITESPACE))
+        if at == len(held):
+            self._lead = held
+            return "", base + len(text)
+        start = base - len(self._lead)  # where ``held`` begins, in the piece
         for marker, move in state.moves.items():
             if held.startswith(marker, at):
                 self._lead = ""
                 self._enter(move.to)
                 if move.keep:
-                    return held[at:], base + first
-                return held[at + len(marker) :], base + first + len(marker)
+                    return held[at:], start + at
+                return held[at + len(marker) :], start + at + len(marker)
             if marker.startswith(held[at:]):  # the piece ends inside a possible marker
                 self._lead = held
                 return "", base + len(text)
