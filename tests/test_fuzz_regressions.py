@@ -302,11 +302,8 @@ def _text_outcome(chunks: list[str], fmt: str) -> tuple[object, ...]:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug 9: a lead state's marker cut across pieces is missed, and held text that is "
-    "no marker is dropped (TextReader._lead_state looks past the part already held)",
-)
+# Bug 9 (fixed, TextReader._lead_state): a lead state's marker cut across pieces was missed,
+# and held text that was no marker was dropped (it looked past the part already held).
 @pytest.mark.parametrize(
     ("fmt", "chunks"),
     [

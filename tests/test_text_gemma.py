@@ -590,13 +590,6 @@ def outcome(result: Any) -> tuple[Any, ...]:
     )
 
 
-#: The reader's lead state (toolstitch.text.reader) tries its markers past a marker's beginning
-#: held from an earlier piece, so ``thought\n`` split across pieces is missed and stays in the
-#: reasoning; to be removed with the reader's fix (strict: these then pass).
-LEAD_SPLIT = pytest.mark.xfail(
-    strict=True, reason="reader: a lead state's marker split across pieces is not found"
-)
-
 PARIS = '<|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|>'
 WEATHER = ("get_weather", {"location": "Paris"})
 
@@ -608,7 +601,6 @@ E2E = [
         [],
         "The answer is 42.",
         "Let me think about this...",
-        marks=LEAD_SPLIT,
     ),
     (  # multiple_thinking_blocks: no thought\n prefix
         "<|channel>first thought<channel|><|channel>second thought<channel|>Final answer.",
@@ -666,7 +658,6 @@ E2E = [
         [WEATHER],
         "",
         "I need to check the weather",
-        marks=LEAD_SPLIT,
     ),
     ("Let me check that for you." + PARIS, [WEATHER], "Let me check that for you.", ""),
     # TestGemma4Parser_IgnoresExtraToolCallCloseTags
@@ -678,7 +669,7 @@ E2E = [
     # a call without its <tool_call|> right before the next one
     (PARIS[: -len(CLOSE)] + PARIS, [WEATHER, WEATHER], "", ""),
     # a call opened inside reasoning ends it
-    pytest.param("<|channel>thought\nhmm" + PARIS + "ok", [WEATHER], "ok", "hmm", marks=LEAD_SPLIT),
+    pytest.param("<|channel>thought\nhmm" + PARIS + "ok", [WEATHER], "ok", "hmm"),
 ]
 
 
@@ -691,7 +682,6 @@ def test_end_to_end_in_any_chunking(
     assert all(r == results[0] for r in results[1:])
 
 
-@LEAD_SPLIT
 def test_end_to_end_ollama_streaming_thought() -> None:
     # TestGemma4Parser_Streaming
     chunks = ["<|channel>thought", "\nLet me think", "...<channel|>The answer", " is 42."]
