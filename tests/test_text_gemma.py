@@ -21,7 +21,6 @@ import itertools
 import json
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolstitch
+from text_sink import Event, Recorder, joined
 from toolstitch.text.bodies import BODIES
 from toolstitch.text.bodies.gemma import MAX_DEPTH, VARIANTS
 from toolstitch.text.formats import TEXT_FORMATS, text_format
@@ -40,60 +40,6 @@ CLOSE = "<tool_call|>"
 OPEN = "<|tool_call>"
 OPTIONS: dict[str, Any] = {"delimiter": Q, "until": [CLOSE, OPEN]}
 
-Event = tuple[Any, ...]
-
-
-@dataclass
-class Recorder:
-    """A ``CallSink`` that records what a body reports, positions as offsets in the whole
-    text (``offset``: where the piece being fed starts)."""
-
-    limit: int = 10_000
-    offset: int = 0
-    events: list[Event] = field(default_factory=list)
-
-    def start(self, at: int) -> None:
-        self.events.append(("start", self.offset + at))
-
-    def name(self, name: str) -> None:
-        self.events.append(("name", name))
-
-    def ident(self, call_id: str) -> None:
-        raise AssertionError("a Gemma call carries no id")
-
-    def arguments(self, fragment: str) -> None:
-        assert fragment, "an empty fragment reports nothing"
-        self.events.append(("args", fragment))
-
-    def end(self) -> None:
-        self.events.append(("end",))
-
-    def fail(self, message: str, *, at: int, expected: str, markup: bool = False) -> None:
-        assert message
-        assert expected
-        self.events.append(("fail", self.offset + at, markup))
-
-    def warn(self, code: str, message: str) -> None:
-        assert message == VARIANTS[code]
-        self.events.append(("warn", code))
-
-    def source(self, at: int) -> None:
-        raise AssertionError("the gemma grammar writes its own JSON: no source")
-
-    def typed(self, key: str) -> bool:
-        raise AssertionError("Gemma's syntax carries its types")
-
-
-def joined(events: Iterable[Event]) -> list[Event]:
-    """Consecutive argument fragments as one (the shape every chunking agrees on)."""
-    out: list[Event] = []
-    for event in events:
-        if event[0] == "args" and out and out[-1][0] == "args":
-            out[-1] = ("args", out[-1][1] + event[1])
-        else:
-            out.append(event)
-    return out
-
 
 def read(
     pieces: Iterable[str], options: dict[str, Any] | None = None, limit: int = 10_000
@@ -101,7 +47,7 @@ def read(
     """Feed ``pieces`` to a body: its joined reports and where it ended in the whole text
     (``None``: it did not end, and was closed; text it held from earlier pieces and gives
     back, ``returned``, counts as not read)."""
-    sink = Recorder(limit=limit)
+    sink = Recorder(VARIANTS, limit=limit)
     body = BODIES["gemma"](sink, OPTIONS if options is None else options)
     for piece in pieces:
         end = body.feed(piece)
@@ -294,7 +240,7 @@ def test_functiongemma_escape_delimiter() -> None:
 
 
 def test_strings_stream_as_they_come() -> None:
-    sink = Recorder()
+    sink = Recorder(VARIANTS)
     body = BODIES["gemma"](sink, OPTIONS)
     body.feed('call:write{path:<|"|>a.txt<|"|>,text:<|"|>hello ')
     assert joined(sink.events)[-1] == ("args", '{"path":"a.txt","text":"hello ')
@@ -412,7 +358,7 @@ def test_options_that_a_body_could_not_follow_are_refused() -> None:
         {"prefix": 3},
     ):
         with pytest.raises(ValueError, match="gemma body"):
-            BODIES["gemma"](Recorder(), options)
+            BODIES["gemma"](Recorder(VARIANTS), options)
 
 
 def test_the_declaration_compiles_and_declares_what_its_body_reports() -> None:

@@ -27,7 +27,6 @@ import random
 import unicodedata
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolstitch
+from text_sink import Event, Recorder, joined
 from toolstitch.text.bodies import BODIES
 from toolstitch.text.bodies.pythonic import MAX_DEPTH, VARIANTS
 from toolstitch.text.formats import TEXT_FORMATS, text_format
@@ -43,67 +43,13 @@ from toolstitch.text.formats import TEXT_FORMATS, text_format
 FORMATS = Path(__file__).resolve().parents[1] / "grammars" / "text-formats"
 TAIL = "TAIL"
 
-Event = tuple[Any, ...]
-
-
-@dataclass
-class Recorder:
-    """A ``CallSink`` that records what a body reports, positions as offsets in the whole
-    text (``offset``: where the piece being fed starts)."""
-
-    limit: int = 10_000
-    offset: int = 0
-    events: list[Event] = field(default_factory=list)
-
-    def start(self, at: int) -> None:
-        self.events.append(("start", self.offset + at))
-
-    def name(self, name: str) -> None:
-        self.events.append(("name", name))
-
-    def ident(self, call_id: str) -> None:
-        raise AssertionError("a Python call carries no id")
-
-    def arguments(self, fragment: str) -> None:
-        assert fragment, "an empty fragment reports nothing"
-        self.events.append(("args", fragment))
-
-    def end(self) -> None:
-        self.events.append(("end",))
-
-    def fail(self, message: str, *, at: int, expected: str, markup: bool = False) -> None:
-        assert message
-        assert expected
-        self.events.append(("fail", self.offset + at, markup))
-
-    def warn(self, code: str, message: str) -> None:
-        assert message == VARIANTS[code]
-        self.events.append(("warn", code))
-
-    def source(self, at: int) -> None:
-        raise AssertionError("the pythonic grammar writes its own JSON: no source")
-
-    def typed(self, key: str) -> bool:
-        raise AssertionError("Python literals carry their types")
-
-
-def joined(events: Iterable[Event]) -> list[Event]:
-    """Consecutive argument fragments as one (the shape every chunking agrees on)."""
-    out: list[Event] = []
-    for event in events:
-        if event[0] == "args" and out and out[-1][0] == "args":
-            out[-1] = ("args", out[-1][1] + event[1])
-        else:
-            out.append(event)
-    return out
-
 
 def read(
     pieces: Iterable[str], options: dict[str, Any] | None = None, limit: int = 10_000
 ) -> tuple[list[Event], int | None]:
     """Feed ``pieces`` to a body: its joined reports and where it ended in the whole text
     (``None``: it did not end, and was closed)."""
-    sink = Recorder(limit=limit)
+    sink = Recorder(VARIANTS, limit=limit)
     body = BODIES["pythonic"](sink, options or {})
     for piece in pieces:
         end = body.feed(piece)
@@ -333,7 +279,7 @@ def test_shapes(text: str, expected: list[tuple[str, Any]]) -> None:
 
 
 def test_arguments_stream_as_they_come() -> None:
-    sink = Recorder()
+    sink = Recorder(VARIANTS)
     body = BODIES["pythonic"](sink, {})
     body.feed("[write(path='a.txt', text='hello ")
     assert joined(sink.events)[-1] == ("args", '{"path":"a.txt","text":"hello ')
@@ -537,7 +483,7 @@ def test_a_body_that_is_not_a_call_list_ends_at_once(text: str) -> None:
 
 def test_unknown_options_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown options"):
-        BODIES["pythonic"](Recorder(), {"brackets": True, "bogus": 1})
+        BODIES["pythonic"](Recorder(VARIANTS), {"brackets": True, "bogus": 1})
 
 
 def test_the_declaration_compiles_and_declares_what_its_body_reports() -> None:

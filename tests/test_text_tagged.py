@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolstitch
+from text_sink import Event, Recorder, joined
 from toolstitch.text.bodies import BODIES
 from toolstitch.text.bodies.tagged import VARIANTS, TaggedOptions
 from toolstitch.text.formats import compile_format, text_format
@@ -36,8 +37,6 @@ from toolstitch.text.formats import compile_format, text_format
 FORMATS = Path(__file__).resolve().parents[1] / "grammars" / "text-formats"
 TAIL = "TAIL"
 D = "｜DSML｜"
-
-Event = tuple[Any, ...]
 
 
 def declaration(name: str) -> dict[str, Any]:
@@ -63,58 +62,6 @@ BODY_STATES = [
 ]
 
 
-@dataclass
-class Recorder:
-    """A ``CallSink`` that records what a body reports, positions as offsets in the whole
-    text (``offset``: where the piece being fed starts)."""
-
-    typed_keys: frozenset[str] = frozenset()
-    limit: int = 10_000
-    offset: int = 0
-    events: list[Event] = field(default_factory=list)
-
-    def start(self, at: int) -> None:
-        self.events.append(("start", self.offset + at))
-
-    def name(self, name: str) -> None:
-        self.events.append(("name", name))
-
-    def ident(self, call_id: str) -> None:
-        self.events.append(("ident", call_id))
-
-    def arguments(self, fragment: str) -> None:
-        assert fragment, "an empty fragment reports nothing"
-        self.events.append(("args", fragment))
-
-    def end(self) -> None:
-        self.events.append(("end",))
-
-    def fail(self, message: str, *, at: int, expected: str, markup: bool = False) -> None:
-        self.events.append(("fail", message, self.offset + at, expected, markup))
-
-    def warn(self, code: str, message: str) -> None:
-        assert code in VARIANTS
-        assert message == VARIANTS[code]
-        self.events.append(("warn", code))
-
-    def source(self, at: int) -> None:
-        raise AssertionError("the tagged grammar writes its own JSON: no source")
-
-    def typed(self, key: str) -> bool:
-        return key in self.typed_keys
-
-
-def joined(events: Iterable[Event]) -> list[Event]:
-    """Consecutive argument fragments as one (the shape every chunking agrees on)."""
-    out: list[Event] = []
-    for event in events:
-        if event[0] == "args" and out and out[-1][0] == "args":
-            out[-1] = ("args", out[-1][1] + event[1])
-        else:
-            out.append(event)
-    return out
-
-
 def read(
     body: tuple[str, str],
     pieces: Iterable[str],
@@ -123,7 +70,7 @@ def read(
     cut: bool = False,
 ) -> tuple[list[Event], int | None]:
     """Feed ``pieces`` to a fresh body: ``(events, where it ended in the whole text)``."""
-    sink = Recorder(frozenset(typed), limit)
+    sink = Recorder(VARIANTS, frozenset(typed), ids=True, detailed=True, limit=limit)
     grammar = BODIES["tagged"](sink, options(*body))
     for piece in pieces:
         end = grammar.feed(piece)
@@ -664,7 +611,7 @@ def test_a_string_value_is_not_buffered_whatever_its_length() -> None:
 
 
 def test_string_values_stream_as_they_come() -> None:
-    sink = Recorder()
+    sink = Recorder(VARIANTS, frozenset(), ids=True, detailed=True)
     grammar = BODIES["tagged"](sink, options(*QWEN))
     assert grammar.feed("<function=f>\n<parameter=s>\nab") == -1
     assert joined(sink.events)[-1] == ("args", '{"s":"ab')
@@ -694,7 +641,7 @@ def test_options_that_a_body_could_not_follow_are_refused(
     bad: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(ValueError, match=message):
-        BODIES["tagged"](Recorder(), bad)
+        BODIES["tagged"](Recorder(VARIANTS, frozenset(), ids=True, detailed=True), bad)
 
 
 # -- the declarations ------------------------------------------------------------------------
