@@ -17,7 +17,6 @@ ported as data from the peers name their source: Ollama ``model/parsers/gemma4_t
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
 from collections.abc import Iterable
@@ -29,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolstitch
-from text_sink import Event, Recorder, joined
+from text_sink import Event, Recorder, cut, expanded, joined, same
 from toolstitch.text.bodies import BODIES
 from toolstitch.text.bodies.gemma import MAX_DEPTH, VARIANTS
 from toolstitch.text.formats import TEXT_FORMATS, text_format
@@ -61,11 +60,6 @@ def read(
     return joined(sink.events), None
 
 
-def cut(text: str, points: Iterable[int]) -> list[str]:
-    bounds = sorted({0, len(text), *(p % (len(text) + 1) for p in points)})
-    return [text[a:b] for a, b in itertools.pairwise(bounds) if b > a]
-
-
 def result(events: list[Event]) -> tuple[str | None, Any]:
     """The one call of a body: ``(name, parsed arguments)``, ``(name, ("failed", at,
     markup))`` or ``(name, ("open", arguments so far))``."""
@@ -83,28 +77,12 @@ def result(events: list[Event]) -> tuple[str | None, Any]:
     return name, ("open", args)
 
 
-def same(a: Any, b: Any) -> bool:
-    """Equal as JSON, types included (``True`` is not ``1``)."""
-    return json.dumps(a) == json.dumps(b)
-
-
 def check_every_chunking(text: str, options: dict[str, Any] | None = None) -> None:
     """Whole, split in two anywhere, one character at a time: the same reports."""
     whole = read([text], options)
     assert read(list(text), options) == whole
     for k in range(len(text) + 1):
         assert read([text[:k], text[k:]], options) == whole, k
-
-
-def expanded(events: Iterable[Event]) -> list[Event]:
-    """Argument fragments a character each: a cut run's reports are a prefix of these."""
-    out: list[Event] = []
-    for event in events:
-        if event[0] == "args":
-            out += [("args", c) for c in event[1]]
-        else:
-            out.append(event)
-    return out
 
 
 def check_cuts(text: str) -> None:

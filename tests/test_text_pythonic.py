@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import itertools
 import json
 import keyword
 import random
@@ -35,7 +34,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolstitch
-from text_sink import Event, Recorder, joined
+from text_sink import Event, Recorder, cut, expanded, joined, same
 from toolstitch.text.bodies import BODIES
 from toolstitch.text.bodies.pythonic import MAX_DEPTH, VARIANTS
 from toolstitch.text.formats import TEXT_FORMATS, text_format
@@ -59,11 +58,6 @@ def read(
         sink.offset += len(piece)
     body.close()
     return joined(sink.events), None
-
-
-def cut(text: str, points: Iterable[int]) -> list[str]:
-    bounds = sorted({0, len(text), *(p % (len(text) + 1) for p in points)})
-    return [text[a:b] for a, b in itertools.pairwise(bounds) if b > a]
 
 
 def calls(events: list[Event]) -> list[tuple[str | None, Any]]:
@@ -91,11 +85,6 @@ def calls(events: list[Event]) -> list[tuple[str | None, Any]]:
             out.append((name, ("failed", event[1], event[2])))
             args = None
     return out
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal as JSON, types included (``True`` is not ``1``)."""
-    return json.dumps(a) == json.dumps(b)
 
 
 def plain(value: Any) -> Any:
@@ -137,17 +126,6 @@ def check_every_chunking(text: str, options: dict[str, Any] | None = None) -> No
     assert read(list(text), options) == whole
     for k in range(len(text) + 1):
         assert read([text[:k], text[k:]], options) == whole, k
-
-
-def expanded(events: Iterable[Event]) -> list[Event]:
-    """Argument fragments a character each: a cut run's reports are a prefix of these."""
-    out: list[Event] = []
-    for event in events:
-        if event[0] == "args":
-            out += [("args", c) for c in event[1]]
-        else:
-            out.append(event)
-    return out
 
 
 def check_cuts(text: str) -> None:

@@ -29,7 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolstitch
-from text_sink import Event, Recorder, joined
+from text_sink import Event, Recorder, expanded, joined
 from toolstitch.text.bodies import BODIES
 from toolstitch.text.bodies.tagged import VARIANTS, TaggedOptions
 from toolstitch.text.formats import compile_format, text_format
@@ -553,17 +553,6 @@ def test_splits_at_every_marker_boundary(c: Case) -> None:
             at = c.text.find(marker, at + 1)
     events, end = read(c.body, cut(c.text, cuts), c.typed)
     assert (joined(events), end) == (c.expected, c.end)
-
-
-def expanded(events: Iterable[Event]) -> list[Event]:
-    """Arguments one character per event: a cut's report is a prefix of the whole's."""
-    out: list[Event] = []
-    for event in events:
-        if event[0] == "args":
-            out.extend(("args", char) for char in event[1])
-        else:
-            out.append(event)
-    return out
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])

@@ -3,6 +3,8 @@ reports, in order, positions as offsets in the whole text."""
 
 from __future__ import annotations
 
+import itertools
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,3 +77,25 @@ def joined(events: Iterable[Event]) -> list[Event]:
         else:
             out.append(event)
     return out
+
+
+def expanded(events: Iterable[Event]) -> list[Event]:
+    """Argument fragments a character each: a cut run's reports are a prefix of these."""
+    out: list[Event] = []
+    for event in events:
+        if event[0] == "args":
+            out += [("args", c) for c in event[1]]
+        else:
+            out.append(event)
+    return out
+
+
+def cut(text: str, points: Iterable[int]) -> list[str]:
+    """``text`` cut at ``points`` (taken modulo its length + 1), no piece empty."""
+    bounds = sorted({0, len(text), *(p % (len(text) + 1) for p in points)})
+    return [text[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as JSON, types included (``True`` is not ``1``)."""
+    return json.dumps(a) == json.dumps(b)
