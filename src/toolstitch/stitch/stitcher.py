@@ -467,9 +467,14 @@ class _StitcherBody:
                     return self._observe(events)
             return self._observe(self._events(direct(data, None)))
         textcalls = self._textcalls
-        if textcalls is not None and type(data) is str and self._mode == "text":
+        if (
+            textcalls is not None
+            and type(data) is str
+            and self._mode == "text"
+            and not self._closed
+        ):
             index = textcalls.reader.lane(data)
-            if index is not None and not self._closed:
+            if index is not None:
                 # The steady state of a long string argument written in the text: the
                 # piece is all arguments of the open call (TextReader.lane).
                 self.events_read += 1

@@ -25,7 +25,7 @@ Theory of operation
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Final, Protocol
 
 from toolstitch.core.assembler import Assembler
@@ -53,7 +53,7 @@ class TextCalls:
     """Reads the text of a stream's ``TextDelta`` items as a text format (see the module
     docstring); ``drive`` and ``events`` as the ``Driver``'s."""
 
-    __slots__ = ("_apply", "_driver", "_found", "_provider", "_records", "reader")
+    __slots__ = ("_apply", "_count", "_driver", "_found", "_provider", "_records", "reader")
 
     def __init__(
         self,
@@ -70,24 +70,20 @@ class TextCalls:
         self._provider = False  # the text comes from a provider stream's content
         self._found = False  # a call was found there
         self._records = assembler
+        self._count = 0  # the calls found so far
         self.reader = TextReader(
             fmt,
             records=assembler,
             tools=tools,
             primed_reasoning=primed_reasoning,
-            allocate=self._allocator(),
+            allocate=self._allocate,
         )
 
-    def _allocator(self) -> Callable[[], int]:
-        count = 0
-
-        def allocate() -> int:
-            nonlocal count
-            count += 1
-            base = PROVIDER_TEXT_INDEX if self._provider else 0
-            return base + count - 1
-
-        return allocate
+    def _allocate(self) -> int:
+        """The next call's index: the reader's count of calls, from 0 in a text stream,
+        from ``PROVIDER_TEXT_INDEX`` in a provider's."""
+        self._count += 1
+        return self._count - 1 + (PROVIDER_TEXT_INDEX if self._provider else 0)
 
     def from_provider(self) -> None:
         """The text comes from a provider's stream (not the model's raw output)."""
@@ -117,10 +113,6 @@ class TextCalls:
                 batch.append(item)
         if batch:
             self._apply(batch, out)
-
-    def text(self, piece: str, out: list[Event]) -> None:
-        """A piece of the model's raw output."""
-        self._read(self.reader.feed(piece), out)
 
     def close(self, out: list[Event]) -> None:
         """The text ended: close the reader (a call it left open is cut)."""
@@ -168,11 +160,4 @@ class TextCalls:
             if type(event) is CallDiscarded:
                 placed = locate(event.index, event.error)
                 if placed is not event.error:
-                    out[k] = CallDiscarded(
-                        index=event.index,
-                        id=event.id,
-                        name=event.name,
-                        arguments=event.arguments,
-                        error=placed,
-                        signature=event.signature,
-                    )
+                    out[k] = dataclasses.replace(event, error=placed)

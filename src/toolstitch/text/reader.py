@@ -69,11 +69,10 @@ _WHITESPACE: Final = " \t\r\n"
 class _Call:
     """What the reader keeps of the call a grammar is reading."""
 
-    __slots__ = ("at", "failed", "id", "index", "name", "pending", "sent", "size")
+    __slots__ = ("failed", "id", "index", "name", "pending", "sent", "size")
 
-    def __init__(self, index: int, at: int) -> None:
+    def __init__(self, index: int) -> None:
         self.index = index
-        self.at = at  # where its markup starts in the text
         self.id: str | None = None
         self.name: str | None = None
         self.pending: list[str] = []  # arguments before the name
@@ -83,14 +82,19 @@ class _Call:
 
 
 class _Lines:
-    """Line and column of positions in the text, counted once, as the reading goes."""
+    """Line and column of positions in the text, each character counted once: the text
+    before the current piece as it is read, and inside the piece from the last position
+    asked (positions are mostly asked in order: a call's, then its fault's)."""
 
-    __slots__ = ("line", "line_start", "offset")
+    __slots__ = ("_k", "_line", "_line_start", "line", "line_start", "offset")
 
     def __init__(self) -> None:
-        self.offset = 0  # the text counted so far
+        self.offset = 0  # the text counted so far: where the current piece starts
         self.line = 1  # the line at ``offset``
         self.line_start = 0  # where that line starts
+        self._k = 0  # in the current piece, the last index asked, and its line
+        self._line = 1
+        self._line_start = 0
 
     def advance(self, text: str) -> None:
         """``text`` follows what was counted."""
@@ -99,18 +103,28 @@ class _Lines:
             self.line += newlines
             self.line_start = self.offset + text.rindex("\n") + 1
         self.offset += len(text)
+        self._k, self._line, self._line_start = 0, self.line, self.line_start
+
+    def skip(self, length: int) -> None:
+        """``length`` characters without a line break follow what was counted."""
+        self.offset += length
+        self._k, self._line, self._line_start = 0, self.line, self.line_start
 
     def at(self, piece: str, k: int) -> tuple[int, int, int]:
         """``(offset, line, column)`` of index ``k`` of ``piece``, the piece that follows
-        what was counted (``k`` may be negative: held text of earlier pieces, placed at
-        the piece's start line)."""
+        what was counted (``k`` may be negative: held text of earlier pieces, which holds
+        no line break, placed on the piece's start line)."""
         offset = self.offset + k
         if k <= 0:
             return offset, self.line, max(offset - self.line_start, 0) + 1
-        newlines = piece.count("\n", 0, k)
-        if not newlines:
-            return offset, self.line, offset - self.line_start + 1
-        return offset, self.line + newlines, k - piece.rindex("\n", 0, k)
+        if k < self._k:  # behind the last position asked: count from the piece's start
+            self._k, self._line, self._line_start = 0, self.line, self.line_start
+        newlines = piece.count("\n", self._k, k)
+        if newlines:
+            self._line += newlines
+            self._line_start = self.offset + piece.rindex("\n", self._k, k) + 1
+        self._k = k
+        return offset, self._line, offset - self._line_start + 1
 
 
 def _typed_keys(schema: Mapping[str, Any]) -> frozenset[str]:
@@ -155,7 +169,6 @@ class TextReader:
         allocate: Callable[[], int] | None = None,
     ) -> None:
         self.format = text_format(fmt)
-        self._records = records
         limits = records.limits if records is not None else Limits()
         self.limit = limits.max_argument_chars
         declared = normalize_tools(tools) if tools is not None else {}
@@ -240,7 +253,7 @@ class TextReader:
             return None
         if lane is not STEADY_LANE or piece[-1:] == "\\":
             body.laned(piece)  # type: ignore[union-attr]  # a body with a lane has laned()
-        self._lines.offset += len(piece)
+        self._lines.skip(len(piece))
         return call.index
 
     def _scan(self, state: State, text: str, base: int) -> tuple[str, int]:
@@ -326,7 +339,7 @@ class TextReader:
             self._header_fault(header.error, state, text)
             return header.to or target
         if (header.name is not None or header.call_id is not None) and self._call is None:
-            self._start_at(self._header_at[0])
+            self._start_call()
         if header.call_id is not None:
             self.ident(header.call_id)
         if header.name is not None:
@@ -385,14 +398,14 @@ class TextReader:
             self._header_fault(header.error, state, text)
             return
         if self._call is None:
-            self._start_at(self._header_at[0])
+            self._start_call()
         if header.name is not None:
             self.name(header.name)
 
     def _header_fault(self, message: str, state: State, text: str) -> None:
         """A header its rule refuses: the call it names is malformed, placed at the header."""
         if self._call is None:
-            self._start_at(self._header_at[0])
+            self._start_call()
         self._fault(
             message, self._header_at, snippet(text, 0), f"a {state.rule} header", markup=True
         )
@@ -403,15 +416,16 @@ class TextReader:
         return self._lines.at(self._piece, self._base + at)
 
     def start(self, at: int) -> None:
-        """A call begins at index ``at`` of the current text."""
-        self._start_at(self._position(at)[0])
+        """A call begins at index ``at`` of the current text (the reader places nothing by
+        it: a fault carries its own position)."""
+        self._start_call()
 
-    def _start_at(self, offset: int) -> None:
+    def _start_call(self) -> None:
         if self._call is not None:
             self.end()
         index = self._allocate() if self._allocate is not None else self._count
         self._count += 1
-        self._call = _Call(index, offset)
+        self._call = _Call(index)
 
     def _open(self) -> _Call:
         call = self._call
