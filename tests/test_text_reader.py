@@ -11,6 +11,7 @@ import pytest
 
 from toolstitch import (
     TEXT_FORMATS,
+    ArgumentsDelta,
     CallDiscarded,
     CallReady,
     CallStarted,
@@ -20,6 +21,7 @@ from toolstitch import (
     StitchResult,
     StreamWarning,
     TextDelta,
+    TruncatedArguments,
     astitch,
     cli,
     stitch,
@@ -79,7 +81,7 @@ def test_a_call_is_ready_at_the_byte_that_closes_its_arguments() -> None:
     pieces = ['<tool_call>{"name": "f", "arguments": {"a": 1', "}", "}\n</tool_call>"]
     events = list(stitch(iter(pieces), text_format="hermes"))
     ready = [i for i, e in enumerate(events) if isinstance(e, CallReady)]
-    deltas = [e for e in events if type(e).__name__ == "ArgumentsDelta"]
+    deltas = [e for e in events if isinstance(e, ArgumentsDelta)]
     assert len(ready) == 1
     assert deltas[-1].fragment == "}"
     assert events.index(deltas[-1]) < ready[0]
@@ -121,7 +123,9 @@ def test_a_close_marker_where_the_arguments_go_on_discards_that_call_only() -> N
         result = read("hermes", text, step=step)
         assert calls(result) == [("b", {})]
         assert codes(result) == ["malformed-arguments"]
-        assert result.discarded[0].error.offset == text.index("</tool_call>")
+        error = result.discarded[0].error
+        assert isinstance(error, MalformedArguments)
+        assert error.offset == text.index("</tool_call>")
 
 
 def test_markup_that_is_not_the_format_is_a_malformed_call() -> None:
@@ -142,14 +146,16 @@ def test_a_raw_control_character_in_a_string_is_placed_and_the_next_call_stands(
     result = read("hermes", text, step=1)
     assert calls(result) == [("b", {})]
     assert codes(result) == ["malformed-arguments"]
-    assert result.discarded[0].error.offset == text.index("\n")
+    error = result.discarded[0].error
+    assert isinstance(error, MalformedArguments)
+    assert error.offset == text.index("\n")
 
 
 def test_a_call_cut_by_the_end_of_the_output_is_discarded_never_dispatched() -> None:
     result = read("hermes", '<tool_call>{"name": "f", "arguments": {"a": "x')
     assert not result.calls
     (discarded,) = result.discarded
-    assert discarded.error.code == "truncated-arguments"
+    assert isinstance(discarded.error, TruncatedArguments)
     assert discarded.error.ending == "incomplete"
     # Cut before anything of the arguments came: still never the empty object.
     cut = read("qwen25", '<tool_call>{"name": "f"')
@@ -184,7 +190,7 @@ def test_a_legacy_completions_stream_is_read_as_the_format() -> None:
     cut = stitch(
         [_completions(['<tool_call>{"name": "f", "arguments": {'], "length")], text_format="hermes"
     ).collect()
-    assert [(d.error.code, d.error.ending) for d in cut.discarded] == [
+    assert [(d.error.code, getattr(d.error, "ending", None)) for d in cut.discarded] == [
         ("truncated-arguments", "length")
     ]
 
@@ -480,3 +486,11 @@ def test_an_event_fed_to_a_text_stream_is_refused() -> None:
 def test_a_stream_warning_is_a_warning_not_an_error() -> None:
     result = read("hermes", '<tool_call>{"name": "f"}}</tool_call>')
     assert all(isinstance(w, StreamWarning) for w in result.warnings)
+
+
+def test_primed_reasoning_is_refused_by_a_format_without_reasoning() -> None:
+    with pytest.raises(ValueError, match="has no reasoning"):
+        read("phi4-mini", "functools[]", primed_reasoning=True)
+    primed = read("glm-4.5", "thinking</think>ok", primed_reasoning=True)
+    assert primed.reasoning == "thinking"
+    assert primed.text == "ok"

@@ -175,7 +175,12 @@ class TextReader:
         self._typed = {name: _typed_keys(s) for name, s in declared.items()}
         self._allocate = allocate
         self._count = 0
-        start = self.format.primed if primed_reasoning and self.format.primed else None
+        if primed_reasoning and self.format.primed is None:
+            raise ValueError(
+                f"text format {self.format.name!r} has no reasoning: primed_reasoning=True "
+                "cannot start its output inside reasoning"
+            )
+        start = self.format.primed if primed_reasoning else None
         self._scanners = {
             s.name: MarkerScanner(s.markers) for s in self.format.states.values() if s.markers
         }

@@ -5,6 +5,7 @@ The tree::
     Exception
      ├── ToolCallError                 a problem with one call (the model's fault)
      │    ├── MalformedArguments        "malformed-arguments"
+     │    │    └── MalformedCall        "malformed-call"       (a text format's markup)
      │    ├── TruncatedArguments        "truncated-arguments"
      │    ├── MissingName               "missing-name"
      │    ├── LimitExceeded             "limit-exceeded"
