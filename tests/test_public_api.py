@@ -29,6 +29,7 @@ from toolstitch import (
     LimitExceeded,
     Limits,
     MalformedArguments,
+    MalformedCall,
     MissingName,
     ProviderError,
     ProviderQuirk,
@@ -197,6 +198,7 @@ def test_call_states_are_the_stable_strings() -> None:
     ("cls", "code"),
     [
         (MalformedArguments, "malformed-arguments"),
+        (MalformedCall, "malformed-call"),
         (TruncatedArguments, "truncated-arguments"),
         (MissingName, "missing-name"),
         (LimitExceeded, "limit-exceeded"),
@@ -254,6 +256,7 @@ SPOT: dict[str, Any] = {"offset": 3, "line": 1, "column": 4, "snippet": "{a}\n  
 EVERY_ERROR: list[Exception] = [
     ToolCallError("m", **CONTEXT),
     MalformedArguments("m", **SPOT, expected="a key", **CONTEXT),
+    MalformedCall("m", **SPOT, expected="a tool name", **CONTEXT),
     TrailingArguments("m", **SPOT, **CONTEXT),
     TruncatedArguments("m", ending="length", **CONTEXT),
     MissingName("m", **CONTEXT),
