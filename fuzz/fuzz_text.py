@@ -2,11 +2,12 @@
 
 Input: byte 0 picks the format (``FORMATS``, every format ``TEXT_FORMATS`` holds at import,
 by its position modulo their number); byte 1 holds the switches: bit 0 primes the reasoning
-(``primed_reasoning``), bits 1-2 the tools (``TOOL_SETS``: none, typed parameters, names
-only, typed through ``enum``/``anyOf``), bits 3-7 the number ``n`` (0-31) of chunking bytes
-that follow; then those ``n`` bytes, the chunk sizes, used in turn (size ``b % 48``; 0 is an
-empty chunk); ``n = 0`` cuts the text into one-character chunks. The rest is the model's
-text (UTF-8, invalid bytes replaced: the reader takes ``str``).
+(``primed_reasoning``, in a format that has reasoning), bits 1-2 the tools (``TOOL_SETS``:
+none, typed parameters, names only, typed through ``enum``/``anyOf``), bits 3-7 the number
+``n`` (0-31) of chunking bytes that follow; then those ``n`` bytes, the chunk sizes, used in
+turn (size ``b % 48``; 0 is an empty chunk); ``n = 0`` cuts the text into one-character
+chunks. The rest is the model's text (UTF-8, invalid bytes replaced: the reader takes
+``str``).
 
 The text is stitched twice: in the chunks the input names, and whole. Nothing may escape
 either (the reader never raises on any text; there is no expected exception). Checked on
@@ -32,17 +33,12 @@ and the offset, line and column of an error placed in the text), and the same se
 codes.
 
 Open bugs (fuzz/README.md, "Findings") are recognised, so that the run looks past them
-(``_harness.KnownBug``; ``FUZZ_STRICT=1`` makes them findings again): a difference is bug 9
-or 14 if it goes away once no cut follows the beginning of a lead state's marker or a JSON
-body's ``until`` marker (``uncut_markers``), bug 11 if only the positions of the discards differ
-(in a format where a lead state's text may become a header), bug 15 if only a schema
-violation stands for malformed arguments, bug 16 if the whole text cut just after each
-``until`` marker gives what the chunks gave.
+(``_harness.KnownBug``; ``FUZZ_STRICT=1`` makes them findings again): a difference is bug 15
+if only a schema violation stands for malformed arguments.
 """
 
 from __future__ import annotations
 
-import itertools
 import sys
 from typing import Any
 
@@ -60,7 +56,7 @@ with atheris.instrument_imports(include=["toolstitch"]):
         TrailingArguments,
         stitch,
     )
-    from toolstitch.text.formats import TEXT_FORMATS, TextFormat
+    from toolstitch.text.formats import TEXT_FORMATS
     from toolstitch.vocab.errors import _OffsetError
 
 #: The formats byte 0 picks from, in ``TEXT_FORMATS`` order (seeds.py uses the same).
@@ -124,7 +120,8 @@ def parse(data: bytes) -> tuple[str, bool, list[dict[str, Any]] | None, list[int
     if not any(sizes):
         sizes = [1]
     text = data[2 + count :].decode("utf-8", "replace")
-    return fmt, bool(flags & 1), TOOL_SETS[(flags >> 1) & 3], sizes, text
+    primed = bool(flags & 1) and TEXT_FORMATS[fmt].primed is not None  # a format with reasoning
+    return fmt, primed, TOOL_SETS[(flags >> 1) & 3], sizes, text
 
 
 def chunked(text: str, sizes: list[int]) -> list[str]:
@@ -226,99 +223,19 @@ def check_position(event: CallDiscarded, text: str) -> None:
 # -- known, reported bugs (fuzz/README.md, "Findings"): recognised, so the run looks past them
 
 
-def _cut_markers(fmt: TextFormat) -> tuple[str, ...]:
-    """The markers of ``fmt`` whose cut across pieces is an open bug: those of its lead
-    states (bug 9) and the ``until`` markers of its JSON bodies (bug 14), if longer than
-    one character."""
-    found: set[str] = set()
-    for state in fmt.states.values():
-        if state.kind == "lead":
-            found.update(state.moves)
-        elif state.grammar in ("json-call", "json-calls"):
-            found.update(state.options.get("until", ()))
-    return tuple(sorted(m for m in found if len(m) > 1))
-
-
-#: The formats with a lead state whose ``else`` is a header (bug 11).
-LEAD_TO_HEADER = frozenset(
-    name
-    for name, fmt in TEXT_FORMATS.items()
-    if any(
-        s.kind == "lead" and s.otherwise and fmt.states[s.otherwise].kind == "header"
-        for s in fmt.states.values()
-    )
-)
-
-#: Each format's markers whose cut across pieces is an open bug (bugs 9 and 14).
-CUT_MARKERS: dict[str, tuple[str, ...]] = {
-    name: _cut_markers(fmt) for name, fmt in TEXT_FORMATS.items()
-}
-
-
-def uncut_markers(text: str, chunks: list[str], markers: tuple[str, ...]) -> list[str]:
-    """``chunks`` with every cut undone where the text before it ends with the beginning of
-    one of ``markers`` (a cut inside a marker, or after text a reader holds back as a
-    possible marker)."""
-    prefixes = {m[:k] for m in markers for k in range(1, len(m))}
-    merged: list[str] = []
-    pos = 0
-    for chunk in chunks:
-        if merged and any(text.endswith(p, 0, pos) for p in prefixes):
-            merged[-1] += chunk
-        else:
-            merged.append(chunk)
-        pos += len(chunk)
-    return merged
-
-
-def after_markers(text: str, markers: tuple[str, ...]) -> list[str]:
-    """``text`` cut just after each occurrence of ``markers``."""
-    cuts = {0, len(text)}
-    for marker in markers:
-        at = text.find(marker)
-        while at >= 0:
-            cuts.add(at + len(marker))
-            at = text.find(marker, at + 1)
-    ends = sorted(cuts)
-    return [text[a:b] for a, b in itertools.pairwise(ends)] or [""]
-
-
-def unplaced(found: Outcome, codes: bool = False) -> Outcome:
-    """An outcome without the positions of its discards (``codes``: nor the difference
-    between a schema violation and malformed arguments, bug 15)."""
+def unplaced(found: Outcome) -> Outcome:
+    """An outcome where a schema violation and malformed arguments are one (bug 15)."""
     calls, text, reasoning, discarded, warnings = found
     assert isinstance(discarded, list)
-    fold = {"schema-violation": "malformed-arguments"} if codes else {}
+    fold = {"schema-violation": "malformed-arguments"}
     return (calls, text, reasoning, [(d[0], fold.get(d[1], d[1])) for d in discarded], warnings)
 
 
-def known_difference(
-    fmt: str, text: str, chunks: list[str], found: Outcome, whole: Outcome, **options: Any
-) -> str | None:
-    """The open bugs that explain why ``chunks`` gave ``found`` and the whole ``text``
-    ``whole``, if they do: the outcomes agree once those bugs are out of the way. Bugs 9
-    and 14: no cut after the beginning of a lead state's marker or a JSON body's ``until``
-    marker; bug 11: the positions of the discards aside (offset, line, column), in a
-    format where a lead state's text may become a header; bug 15: a schema
-    violation taken for malformed arguments (tools declared); bug 16: the whole text cut
-    after each JSON body's ``until`` marker gives the same as ``chunks`` (the body cannot
-    go back to the marker then)."""
-    attempts = [("", found)]
-    if CUT_MARKERS[fmt]:
-        uncut = uncut_markers(text, chunks, CUT_MARKERS[fmt])
-        attempts.append(("9/14", outcome(stitch(uncut, text_format=fmt, **options).collect())))
-    for bugs, again in attempts:
-        if bugs and again == whole:
-            return bugs
-        if fmt in LEAD_TO_HEADER and unplaced(again) == unplaced(whole):
-            return ", ".join(filter(None, (bugs, "11")))
-        if options.get("tools") and unplaced(again, True) == unplaced(whole, True):
-            return ", ".join(filter(None, (bugs, "15")))
-    if CUT_MARKERS[fmt]:  # bug 16: whole, a JSON body goes back to an until marker it read
-        split = after_markers(text, CUT_MARKERS[fmt])
-        again = outcome(stitch(split, text_format=fmt, **options).collect())
-        if any(unplaced(a, True) == unplaced(again, True) for _, a in attempts):
-            return "16"
+def known_difference(found: Outcome, whole: Outcome, **options: Any) -> str | None:
+    """The open bug that explains why the chunks gave ``found`` and the whole text ``whole``,
+    if one does: bug 15, a schema violation taken for malformed arguments (tools declared)."""
+    if options.get("tools") and unplaced(found) == unplaced(whole):
+        return "15"
     return None
 
 
@@ -332,8 +249,7 @@ def run(data: bytes) -> None:
     whole = stitch([text], text_format=fmt, tools=tools, primed_reasoning=primed).collect()
     found, expected = outcome(result), outcome(whole)
     if found != expected:
-        options = {"tools": tools, "primed_reasoning": primed}
-        bugs = known_difference(fmt, text, chunks, found, expected, **options)
+        bugs = known_difference(found, expected, tools=tools)
         if bugs is not None:
             raise KnownBug(bugs)
     assert found == expected, "the outcome depends on the chunking"

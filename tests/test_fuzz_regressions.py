@@ -333,16 +333,14 @@ def test_bug10_a_gemma_string_cut_across_pieces(chunks: list[str], value: str) -
     assert _text_outcome(chunks, "gemma4") == whole
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug 11: a header entered from a lead state's whitespace held from an earlier piece "
-    "is placed after that whitespace (TextReader._enter reads _base before it is moved back)",
-)
-def test_bug11_a_malformed_call_header_placed_the_same_in_any_chunking() -> None:
-    chunks = ["[TOOL_CALLS] ", "a b{}"]  # a name with a space: malformed-call
-    whole = _text_outcome(["".join(chunks)], "mistral")
+# Bug 11 (fixed): a header entered from a lead state's whitespace held from an earlier piece was
+# placed after that whitespace (TextReader._enter read _base before it was moved back).
+@pytest.mark.parametrize("cut", range(len("[TOOL_CALLS]   a b{}") + 1))
+def test_bug11_a_malformed_call_header_placed_the_same_in_any_chunking(cut: int) -> None:
+    text = "[TOOL_CALLS]   a b{}"  # a name with a space: malformed-call
+    whole = _text_outcome([text], "mistral")
     assert whole[3] == [("malformed-call", 12)]
-    assert _text_outcome(chunks, "mistral") == whole  # offset 13
+    assert _text_outcome([text[:cut], text[cut:]], "mistral") == whole  # cut at 13-15: 13
 
 
 # Bug 12 (fixed in the reader of 19:13 UTC): a position in text held from an earlier piece got
@@ -374,20 +372,24 @@ def test_bug13_arguments_that_are_no_object_are_placed_in_the_text(
         assert discarded.error.offset == offset, chunks  # whole: 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug 14: a JSON body's until marker cut across pieces before the body's JSON "
-    "(<tool_call><, /tool_call>) is taken for malformed text: a malformed-call is discarded",
-)
+# Bug 14 (fixed): a JSON body's until marker cut across pieces before the body's JSON
+# (<tool_call>< + /tool_call>) was taken for malformed text: a malformed-call was discarded.
 @pytest.mark.parametrize(
-    ("fmt", "chunks"),
+    ("fmt", "text", "discards"),
     [
-        ("hermes", ["<tool_call><", "/tool_call>"]),  # whole: nothing at all
-        ("hermes", ["<tool_call><tool_c", "all>"]),  # whole: one missing-name discard
+        ("hermes", "<tool_call></tool_call>", []),  # an empty call: nothing at all
+        ("hermes", "<tool_call> \n<tool_call>", [("missing-name", None)]),
+        ("granite", "<|tool_call|>[ </tool_call>", [("malformed-call", 15)]),
+        ("granite", '<|tool_call|>[{"name":"f"}, <tool_call>', [("malformed-call", 28)]),
     ],
 )
-def test_bug14_a_json_body_until_marker_cut_across_pieces(fmt: str, chunks: list[str]) -> None:
-    assert _text_outcome(chunks, fmt) == _text_outcome(["".join(chunks)], fmt)
+def test_bug14_a_json_body_until_marker_cut_across_pieces(
+    fmt: str, text: str, discards: list[tuple[str, int | None]]
+) -> None:
+    whole = _text_outcome([text], fmt)
+    assert whole[3] == discards
+    for cut in range(len(text) + 1):
+        assert _text_outcome([text[:cut], text[cut:]], fmt) == whole, cut
 
 
 @pytest.mark.xfail(
@@ -416,19 +418,20 @@ def test_bug15_the_discard_code_does_not_depend_on_the_fragments() -> None:
     assert codes[0] == codes[1]  # ['malformed-arguments'] != ['schema-violation']
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug 16: after a fault, a JSON body read in one piece goes back to an until marker "
-    "it had read inside a string and reads a new call from there; cut after it, it cannot",
-)
+# Bug 16 (fixed): after a fault, a JSON body read in one piece went back to an until marker it
+# had read inside a string (it read on from the value's start, not from the fault) and read a
+# new call from there; cut after the marker, it could not.
 @pytest.mark.parametrize(
-    ("fmt", "text"),
+    ("fmt", "text", "offset"),
     [
-        ("granite", '<|tool_call|>[{"":"<tool_call>[{xyz\n'),  # whole: a second discard
-        ("hermes", '<tool_call>{"":"","":"<tool_call>\n'),  # whole: a second discard
+        ("granite", '<|tool_call|>[{"":"<tool_call>[{xyz\n', 35),
+        ("hermes", '<tool_call>{"":"","":"<tool_call>\n', 33),
     ],
 )
-def test_bug16_a_json_body_does_not_go_back_to_a_marker_it_read(fmt: str, text: str) -> None:
-    marker = "<tool_call>"
-    cut = text.rindex(marker) + len(marker)
-    assert _text_outcome([text[:cut], text[cut:]], fmt) == _text_outcome([text], fmt)
+def test_bug16_a_json_body_does_not_go_back_to_a_marker_it_read(
+    fmt: str, text: str, offset: int
+) -> None:
+    whole = _text_outcome([text], fmt)
+    assert whole[3] == [("malformed-call", offset)]  # one discard, at the raw newline
+    for cut in range(len(text) + 1):
+        assert _text_outcome([text[:cut], text[cut:]], fmt) == whole, cut

@@ -296,17 +296,18 @@ class TextReader:
         for marker, move in state.moves.items():
             if held.startswith(marker, at):
                 self._lead = ""
+                skip = at if move.keep else at + len(marker)
+                self._base = start + skip  # where the new state's text begins
                 self._enter(move.to)
-                if move.keep:
-                    return held[at:], start + at
-                return held[at + len(marker) :], start + at + len(marker)
+                return held[skip:], start + skip
             if marker.startswith(held[at:]):  # the piece ends inside a possible marker
                 self._lead = held
                 return "", base + len(text)
         self._lead = ""
         assert state.otherwise is not None
+        self._base = start  # the held whitespace is the new state's text too
         self._enter(state.otherwise)
-        return held, base - (len(held) - len(text))
+        return held, start
 
     def _text(self, state: State, text: str) -> None:
         kind = state.kind

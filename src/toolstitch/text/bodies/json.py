@@ -109,6 +109,18 @@ def recovery_markers(options: Mapping[str, Any]) -> tuple[str, ...]:
     return until
 
 
+def marker_at(until: Sequence[str], text: str, i: int) -> int:
+    """At ``text[i]``: ``MARKER`` if one of the recovery markers ``until`` starts there,
+    ``MORE`` if the piece ends inside one, else -1."""
+    rest = text[i:]
+    for marker in until:
+        if rest.startswith(marker):
+            return MARKER
+        if len(rest) < len(marker) and marker.startswith(rest):
+            return MORE
+    return -1
+
+
 class _Scan:
     """Finds where one JSON value ends (see the module docstring)."""
 
@@ -123,15 +135,7 @@ class _Scan:
         self.mode = _BEFORE
 
     def _marker(self, text: str, i: int) -> int:
-        """At ``text[i]``, the first character of some recovery marker: ``MARKER`` if one
-        starts there, ``MORE`` if the piece ends inside one, else -1."""
-        rest = text[i:]
-        for marker in self._until:
-            if rest.startswith(marker):
-                return MARKER
-            if len(rest) < len(marker) and marker.startswith(rest):
-                return MORE
-        return -1
+        return marker_at(self._until, text, i)
 
     def _before(self, text: str, i: int) -> tuple[int, int]:
         end = len(text)
@@ -243,12 +247,14 @@ class _Held:
         return 0
 
 
-def _skip_to(scan: _Scan, held: _Held, until: Sequence[str], text: str, i: int, shift: int) -> int:
-    """After a fault: read on to the next recovery marker (the body ends before it)."""
+def _skip_to(held: _Held, until: Sequence[str], text: str, i: int, shift: int) -> int:
+    """After a fault at ``text[i]``: read on from there to the next recovery marker (the
+    body ends before it). Never from before the fault: a marker read inside a string
+    before it was read as the string's (any chunking gives the same)."""
     firsts = {m[0] for m in until}
     for j in range(i, len(text)):
         if text[j] in firsts:
-            found = scan._marker(text, j)
+            found = marker_at(until, text, j)
             if found == MARKER:
                 return held.end(text, j, shift)
             if found == MORE:
@@ -277,7 +283,7 @@ class JsonArguments:
         self.lane = None
         sink = self._sink
         if self._failed:
-            return _skip_to(self._scan, self._held, self._until, text, 0, shift)
+            return _skip_to(self._held, self._until, text, 0, shift)
         i = 0
         if not self._started:
             i = len(text) - len(text.lstrip(_WHITESPACE))
@@ -311,7 +317,7 @@ class JsonArguments:
         # BROKEN: the core reports the control character it has just been given.
         sink.arguments(text[end])
         self._failed = True
-        return _skip_to(self._scan, self._held, self._until, text, end + 1, shift)
+        return _skip_to(self._held, self._until, text, end + 1, shift)
 
     @property
     def returned(self) -> str:
@@ -343,6 +349,7 @@ class _Wrapper:
         "_value",
         "_value_kind",
         "hold_from",
+        "resume",
     )
 
     def __init__(self, sink: CallSink, options: Mapping[str, Any], until: Sequence[str]) -> None:
@@ -358,9 +365,14 @@ class _Wrapper:
         self._named = False
         #: After ``step`` returned ``_HOLD``: the position from which the piece is held.
         self.hold_from = 0
+        #: After ``step`` returned ``_FAULT``: the position of the fault, where the body reads
+        #: on to its next recovery marker.
+        self.resume = 0
 
-    def _fail(self, message: str, at: int, expected: str) -> int:
-        self._sink.fail(message, at=at, expected=expected, markup=True)
+    def _fail(self, message: str, i: int, shift: int, expected: str) -> int:
+        """A fault at ``text[i]`` (``shift``: the length of the held text before the piece)."""
+        self._sink.fail(message, at=i - shift, expected=expected, markup=True)
+        self.resume = i
         return _FAULT
 
     def step(self, text: str, i: int, shift: int) -> int:
@@ -378,7 +390,7 @@ class _Wrapper:
         state = self._state
         if state == "open":
             if c != "{":
-                return self._fail("a call is a JSON object", i - shift, "{")
+                return self._fail("a call is a JSON object", i, shift, "{")
             self._state = "key"
             return i + 1
         if state in ("key", "comma") and c == "}":
@@ -386,17 +398,17 @@ class _Wrapper:
             return -3 - (i + 1)
         if state == "comma":
             if c != ",":
-                return self._fail("after a value of the call object", i - shift, ", or }")
+                return self._fail("after a value of the call object", i, shift, ", or }")
             self._state = "key"
             return i + 1
         if state == "colon":
             if c != ":":
-                return self._fail("after a key of the call object", i - shift, ":")
+                return self._fail("after a key of the call object", i, shift, ":")
             self._state = "value"
             return i + 1
         if state == "key":
             if c != '"':
-                return self._fail("a key of the call object", i - shift, "a string")
+                return self._fail("a key of the call object", i, shift, "a string")
             return self._begin(text, i, shift, "key")
         return self._begin(text, i, shift, self._kind_of_value(c))
 
@@ -428,7 +440,7 @@ class _Wrapper:
         elif kind != "skip":
             self._gather.append(piece)
             if sum(map(len, self._gather)) > self._sink.limit:
-                return self._fail("a string of the call object is too long", end - shift, '"')
+                return self._fail("a string of the call object is too long", end, shift, '"')
         if result == MORE:
             if end == len(text):
                 return _ALL
@@ -440,12 +452,14 @@ class _Wrapper:
                 at=end - shift,
                 expected="the rest of the call object",
             )
+            self.resume = end
             return _FAULT
         if result == BROKEN:
             if kind == "arguments":  # the core finds the fault in what it is given, and places it
                 self._sink.arguments(text[end])
+                self.resume = end + 1
                 return _FAULT
-            return self._fail("a raw control character in a string", end - shift, "an escape")
+            return self._fail("a raw control character in a string", end, shift, "an escape")
         self._value = None
         self._state = "colon" if kind == "key" else "comma"
         return self._ended(kind, end, shift)
@@ -457,7 +471,7 @@ class _Wrapper:
         try:
             value = json.loads(raw)
         except ValueError:
-            return self._fail("a string of the call object is not JSON", end - shift, '"')
+            return self._fail("a string of the call object is not JSON", end, shift, '"')
         if kind == "key":
             self._key = value
         elif kind == "name":
@@ -472,7 +486,7 @@ class _Wrapper:
 class JsonCall:
     """Grammar ``json-call``: one wrapper object, a whole call (see the module docstring)."""
 
-    __slots__ = ("_failed", "_held", "_scan", "_sink", "_until", "_wrapper", "lane")
+    __slots__ = ("_failed", "_held", "_sink", "_until", "_wrapper", "lane")
 
     def __init__(self, sink: CallSink, options: Mapping[str, Any]) -> None:
         self._sink = sink
@@ -480,14 +494,13 @@ class JsonCall:
         self._wrapper = _Wrapper(sink, options, self._until)
         self._held = _Held()
         self._failed = False
-        self._scan = _Scan(self._until)
         self.lane: re.Pattern[str] | None = None  # see the module docstring
 
     def feed(self, text: str) -> int:
         text, shift = self._held.join(text)
         self.lane = None
         if self._failed:
-            return _skip_to(self._scan, self._held, self._until, text, 0, shift)
+            return _skip_to(self._held, self._until, text, 0, shift)
         wrapper = self._wrapper
         i = 0
         if wrapper._state == "open":
@@ -496,8 +509,13 @@ class JsonCall:
                 return -1
             if text[i] == "{":
                 self._sink.start(i - shift)
-            elif any(text.startswith(m, i) for m in self._until):
-                return self._held.end(text, i, shift)  # nothing: an empty call
+            else:
+                found = marker_at(self._until, text, i)
+                if found == MARKER:
+                    return self._held.end(text, i, shift)  # nothing: an empty call
+                if found == MORE:  # perhaps the same, in the next piece
+                    self._held.held = text[i:]
+                    return -1
         while True:
             step = wrapper.step(text, i, shift)
             if step >= 0:
@@ -513,7 +531,7 @@ class JsonCall:
                 return -1
             if step == _FAULT:
                 self._failed = True
-                return _skip_to(self._scan, self._held, self._until, text, i, shift)
+                return _skip_to(self._held, self._until, text, wrapper.resume, shift)
             self._sink.end()
             return self._held.end(text, -3 - step, shift)
 
@@ -587,7 +605,6 @@ class JsonCalls:
         "_inner",
         "_opening",
         "_options",
-        "_scan",
         "_sink",
         "_skip",
         "_state",
@@ -600,7 +617,6 @@ class JsonCalls:
         self._options = options
         self._until = recovery_markers(options)
         self._held = _Held()
-        self._scan = _Scan(self._until)
         self._state = "open"  # open, item, comma
         self._call: JsonCall | None = None
         self._failed = False
@@ -612,7 +628,7 @@ class JsonCalls:
     def feed(self, text: str) -> int:
         text, shift = self._held.join(text)
         if self._failed:
-            return _skip_to(self._scan, self._held, self._until, text, 0, shift)
+            return _skip_to(self._held, self._until, text, 0, shift)
         i = 0
         while True:
             call = self._call
@@ -662,13 +678,16 @@ class JsonCalls:
                 return self._fault("after a call of the list", text, i, shift, ", or ]")
             self._state = "item"
             return None
+        if marker_at(self._until, text, i) == MORE:  # the item may be a marker: read it whole
+            self._held.held = text[i:]
+            return -1
         self._call = JsonCall(self._inner, self._options)
         return None
 
     def _fault(self, message: str, text: str, i: int, shift: int, expected: str) -> int:
         self._sink.fail(message, at=i - shift, expected=expected, markup=True)
         self._failed = True
-        return _skip_to(self._scan, self._held, self._until, text, i, shift)
+        return _skip_to(self._held, self._until, text, i, shift)
 
     @property
     def returned(self) -> str:
