@@ -435,3 +435,42 @@ def test_bug16_a_json_body_does_not_go_back_to_a_marker_it_read(
     assert whole[3] == [("malformed-call", offset)]  # one discard, at the raw newline
     for cut in range(len(text) + 1):
         assert _text_outcome([text[:cut], text[cut:]], fmt) == whole, cut
+
+
+# Bug 17 (fixed): a body that ends its call (mistral v11's ``[ARGS]{…}``) did not end it when it
+# ended at the next call's marker (a fault in the arguments, or no arguments at all): the next
+# call's header named the open call, and its arguments went to that call (read whole) or were
+# dropped; cut after the marker, the next call stood.
+@pytest.mark.parametrize(
+    ("text", "calls", "discards"),
+    [
+        (
+            '[TOOL_CALLS]add{"a""a": 3, [TOOL_CALLS]mul{"a": 1}',
+            [("mul", {"a": 1})],
+            [("malformed-arguments", 19)],
+        ),
+        (
+            '[TOOL_CALLS]add[ARGS][TOOL_CALLS]mul[ARGS]{"a": 1}',
+            [("add", {}), ("mul", {"a": 1})],
+            [],
+        ),
+    ],
+)
+def test_bug17_a_call_that_ends_with_its_body_ends_at_the_next_calls_marker(
+    text: str, calls: list[tuple[str, object]], discards: list[tuple[str, int]]
+) -> None:
+    whole = _text_outcome([text], "mistral")
+    assert (whole[0], whole[3]) == (calls, discards)
+    for cut in range(len(text) + 1):
+        assert _text_outcome([text[:cut], text[cut:]], "mistral") == whole, cut
+
+
+# Bug 18 (fixed): a call object with a second arguments value moved where the core's faults in
+# the first are placed (the reader kept the last place the arguments began): read whole, a
+# fault was placed from the second; fed in pieces, from the first.
+def test_bug18_a_second_arguments_value_does_not_move_the_faults() -> None:
+    text = '<tool_call>{"name": "f", "arguments": {"a": 1], "arguments": {}}</tool_call>'
+    whole = _text_outcome([text], "hermes")
+    assert whole[3] == [("malformed-arguments", text.index("]"))]
+    for cut in range(len(text) + 1):
+        assert _text_outcome([text[:cut], text[cut:]], "hermes") == whole, cut

@@ -524,7 +524,12 @@ class TextReader:
         self._variant(code, message)
 
     def source(self, at: int) -> None:
-        self._sources[self._open().index] = self._position(at)
+        """The arguments of the open call begin at index ``at`` of the current text: the
+        core's faults in them are placed from there (the first such place of a call: more
+        arguments the call's text gives later go on from it, whatever the pieces)."""
+        call = self._open()
+        if call.index not in self._sources:
+            self._sources[call.index] = self._position(at)
 
     def typed(self, key: str) -> bool:
         call = self._call

@@ -279,6 +279,12 @@ class JsonArguments:
         self.lane: re.Pattern[str] | None = None  # see the module docstring
 
     def feed(self, text: str) -> int:
+        end = self._read(text)
+        if end >= 0 and self._ends_call:  # the call ends with its body, however that ended
+            self._sink.end()
+        return end
+
+    def _read(self, text: str) -> int:
         text, shift = self._held.join(text)
         self.lane = None
         sink = self._sink
@@ -303,8 +309,6 @@ class JsonArguments:
         if end > start:
             sink.arguments(text[start:end])
         if result == DONE:
-            if self._ends_call:
-                sink.end()
             return self._held.end(text, end, shift)
         if result == MARKER:
             if self._started:
@@ -313,6 +317,9 @@ class JsonArguments:
                     at=end - shift,
                     expected="the rest of the arguments",
                 )
+            # else: no value before the marker, a call written without arguments: ``{}``
+            # (Kimi's and Harmony's empty argument sections; a format that ends the call
+            # with its body ends it here, so that the next call is a call of its own)
             return self._held.end(text, end, shift)
         # BROKEN: the core reports the control character it has just been given.
         sink.arguments(text[end])
