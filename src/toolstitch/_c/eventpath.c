@@ -40,7 +40,7 @@ typedef struct {
     PyTypeObject *stream_warning; /* vocab.stream_events.StreamWarning */
     PyObject *assembler_class;    /* the native Assembler, whose feed_arguments is C */
     PyObject *s_type, *s_delta, *s_index, *s_blocks, *s_client, *s_streamed, *s_core;
-    PyObject *s_thinking, *s_records;
+    PyObject *s_thinking, *s_records, *s_lane_events;
 } EventState;
 
 static EventState ev;
@@ -748,6 +748,11 @@ typedef struct {
     PyObject *assembler;    /* assembler */
     PyObject *understood;   /* _understood: False until an event meant something */
     Py_ssize_t events_read; /* events_read */
+    PyObject *text_lane;    /* _text_lane: the core index of the call whose string argument a
+                               plain piece of model text continues (TextReader.steady), or NULL */
+    Py_ssize_t lane_chars;  /* _lane_chars: the characters that went by the text lane since the
+                               reader last counted them (TextReader.skipped) */
+    char lane_escape;       /* _lane_escape (T_BOOL): the last of them began an escape */
 } StitcherObject;
 
 static int stitcher_traverse(PyObject *op, visitproc visit, void *arg) {
@@ -756,6 +761,7 @@ static int stitcher_traverse(PyObject *op, visitproc visit, void *arg) {
     Py_VISIT(self->fragment);
     Py_VISIT(self->assembler);
     Py_VISIT(self->understood);
+    Py_VISIT(self->text_lane);
     return 0;
 }
 
@@ -764,6 +770,7 @@ static int stitcher_clear(PyObject *op) {
     Py_CLEAR(self->fragment);
     Py_CLEAR(self->assembler);
     Py_CLEAR(self->understood);
+    Py_CLEAR(self->text_lane);
     return 0;
 }
 
@@ -931,6 +938,88 @@ static PyObject *protocol_event(StitcherObject *self, ReaderObject *reader, PyOb
     return observed;
 }
 
+/* -- the text lane ---------------------------------------------------------------------------
+ *
+ * A piece of a model's raw text (text_format) inside a long JSON string argument: the Python
+ * Stitcher.feed asks TextReader.lane, which hands a piece of characters a string holds to the
+ * core. When the reader says the open call is in that steady state (`_text_lane`, set by the
+ * Python Stitcher after each piece it reads), a piece that is characters a string holds
+ * (lane_piece) is that case for certain, and C does it:
+ *
+ *     self.events_read += 1
+ *     self._lane_chars += len(piece)       # the reader counts them before it reads again,
+ *     self._lane_escape = <the piece ends by beginning an escape>   # and takes the escape
+ *     events = self.assembler.feed_arguments(self._text_lane, piece)
+ *     if len(events) == 1 and type(events[0]) is ArgumentsDelta and self._understood:
+ *         return events
+ *     return self._lane_events(events)     # placed in the text, noted; the lane asked again
+ *
+ * Any other piece goes to the Python feed, with nothing changed; it first hands the reader
+ * what went by the lane (Stitcher._lane_sync). */
+
+/* 1 if `piece`, an exact str, is non-empty and is characters a JSON string holds, after an
+ * escape's backslash if `escape` is set: no '"' and no control character but as the second
+ * character of a whole escape ('\\' and a character that is not a control one: the core
+ * judges the escape), perhaps a '\\' at its end that begins one (*escape then set); 0 if
+ * not; -1 on error. Read in UTF-8, where those are single bytes, never inside a longer
+ * sequence. TextReader.lane's patterns, _LANE and _LANE_ESCAPED. */
+static int lane_piece(PyObject *piece, int *escape, Py_ssize_t *chars) {
+    Py_ssize_t size;
+    const char *text = PyUnicode_AsUTF8AndSize(piece, &size);
+    if (text == NULL) {
+        PyErr_Clear(); /* lone surrogates: the Python path decides */
+        return 0;
+    }
+    if (size == 0) {
+        return 0;
+    }
+    Py_ssize_t i = 0;
+    if (*escape) { /* the piece ends the escape the last one began */
+        if ((unsigned char)text[0] < 0x20) {
+            return 0;
+        }
+        i = 1;
+    }
+    int open = 0;
+    for (; i < size; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\\') {
+            if (++i == size) {
+                open = 1;
+            } else if ((unsigned char)text[i] < 0x20) {
+                return 0;
+            }
+        } else if (c < 0x20 || c == '"') {
+            return 0;
+        }
+    }
+    *chars = PyUnicode_GetLength(piece);
+    if (*chars < 0) {
+        return -1;
+    }
+    *escape = open;
+    return 1;
+}
+
+static PyObject *text_lane(StitcherObject *self, PyObject *piece, Py_ssize_t chars) {
+    self->events_read += 1;
+    self->lane_chars += chars;
+    PyObject *events = feed_arguments(self, self->text_lane, piece);
+    if (events == NULL) {
+        return NULL;
+    }
+    int plain = nothing_to_note(self, events);
+    if (plain != 0) {
+        if (plain < 0) {
+            Py_CLEAR(events);
+        }
+        return events;
+    }
+    PyObject *done = PyObject_CallMethodObjArgs((PyObject *)self, ev.s_lane_events, events, NULL);
+    Py_DECREF(events);
+    return done;
+}
+
 /* Stitcher.feed(data) */
 static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
@@ -944,7 +1033,20 @@ static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t n
                         "toolstitch._native: configure_event_path() has not been called");
         return NULL;
     }
-    PyObject *reader = ((StitcherObject *)op)->fragment;
+    StitcherObject *self = (StitcherObject *)op;
+    if (self->text_lane != NULL && self->text_lane != Py_None && PyUnicode_CheckExact(data)) {
+        Py_ssize_t chars = 0;
+        int escape = self->lane_escape;
+        int lane = lane_piece(data, &escape, &chars);
+        if (lane < 0) {
+            return NULL;
+        }
+        if (lane) {
+            self->lane_escape = (char)escape;
+            return text_lane(self, data, chars);
+        }
+    }
+    PyObject *reader = self->fragment;
     if (reader != NULL && is_bound(reader) && PyDict_CheckExact(data)) {
         PyObject *core = NULL, *fragment = NULL;
         int read = reader_read((ReaderObject *)reader, data, &core, &fragment);
@@ -979,6 +1081,9 @@ static PyMemberDef stitcher_members[] = {
     {"assembler", T_OBJECT_EX, offsetof(StitcherObject, assembler), 0, NULL},
     {"_understood", T_OBJECT_EX, offsetof(StitcherObject, understood), 0, NULL},
     {"events_read", T_PYSSIZET, offsetof(StitcherObject, events_read), 0, NULL},
+    {"_text_lane", T_OBJECT, offsetof(StitcherObject, text_lane), 0, NULL},
+    {"_lane_chars", T_PYSSIZET, offsetof(StitcherObject, lane_chars), 0, NULL},
+    {"_lane_escape", T_BOOL, offsetof(StitcherObject, lane_escape), 0, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -1110,7 +1215,8 @@ static int intern_names(void) {
              ts_intern(&ev.s_client, "client") == 0 && ts_intern(&ev.s_streamed, "streamed") == 0 &&
              ts_intern(&ev.s_core, "core") == 0 &&
              ts_intern(&ev.s_thinking, "_thinking") == 0 &&
-             ts_intern(&ev.s_records, "records") == 0;
+             ts_intern(&ev.s_records, "records") == 0 &&
+             ts_intern(&ev.s_lane_events, "_lane_events") == 0;
     return ok ? 0 : -1;
 }
 

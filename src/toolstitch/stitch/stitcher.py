@@ -351,6 +351,13 @@ class _StitcherBody:
     _direct: Callable[[Mapping[str, Any], str | None], Iterable[Item]] | None = None
     #: The adapter's ``_fragment``, with ``_direct`` (and no wrapper rule to apply).
     _fragment: Fragments | None = None
+    #: The core index of the open call while any piece of characters a JSON string holds is
+    #: all its arguments (``TextReader.steady``): the C ``feed`` takes such a piece itself (the
+    #: text lane), counting its characters in ``_lane_chars``, and in ``_lane_escape`` whether
+    #: the last one began an escape, for the reader (``_lane_sync``).
+    _text_lane: int | None = None
+    _lane_chars: int = 0
+    _lane_escape: bool = False
     #: Some event meant something: an event other than a ``StreamWarning`` came out of the
     #: stream (``_observe``); the format being detected, or ``[DONE]``, is not enough.
     _understood = False
@@ -473,15 +480,18 @@ class _StitcherBody:
             and self._mode == "text"
             and not self._closed
         ):
+            if self._lane_chars:
+                self._lane_sync()
             index = textcalls.reader.lane(data)
             if index is not None:
                 # The steady state of a long string argument written in the text: the
                 # piece is all arguments of the open call (TextReader.lane).
                 self.events_read += 1
                 events = self.assembler.feed_arguments(index, data)
+                self._text_lane = textcalls.reader.steady()  # the piece may end in an escape
                 if len(events) == 1 and type(events[0]) is ArgumentsDelta:
                     return events if self._understood else self._observe(events)
-                return self._observe(textcalls.placed(events))
+                return self._lane_events(events)
         if self._sse is not None and type(data) is bytes and not (self._dead or self._closed):
             # The common case of a byte stream: SSE, its framing known and its decoder alive.
             self.bytes_read += len(data)
@@ -521,7 +531,32 @@ class _StitcherBody:
         self.events_read += 1
         adapter = self.adapter
         assert adapter is not None
-        return self._observe(self._events(adapter.feed(data)))
+        events = self._observe(self._events(adapter.feed(data)))
+        self._text_lane = self._steady()
+        return events
+
+    def _steady(self) -> int | None:
+        """``_text_lane`` now: what ``TextReader.steady`` says of the open call."""
+        textcalls = self._textcalls
+        return None if textcalls is None or self._closed else textcalls.reader.steady()
+
+    def _lane_sync(self) -> None:
+        """The characters that went by the text lane, counted by the reader now."""
+        chars, self._lane_chars = self._lane_chars, 0
+        escape, self._lane_escape = self._lane_escape, False
+        textcalls = self._textcalls
+        if chars and textcalls is not None:
+            textcalls.reader.skipped(chars, escape)
+
+    def _lane_events(self, events: list[Event]) -> list[Event]:
+        """The events of a piece that went by the text lane and did more than add arguments
+        (a limit, a schema violation...): placed in the model's text, noted."""
+        self._lane_sync()
+        textcalls = self._textcalls
+        assert textcalls is not None
+        events = self._observe(textcalls.placed(events))
+        self._text_lane = self._steady()
+        return events
 
     def _plain(self, data: dict[str, Any]) -> list[Event]:
         """``feed(data)`` for a plain dict (no SDK wrapper to unwrap, nothing to convert)
@@ -556,8 +591,11 @@ class _StitcherBody:
         stream's end (``Stitch.close``, a cancelled task): a cut, whatever was read.
         """
         self._direct = self._fragment = None  # a feed after close goes the long way, refused
+        self._text_lane = None
         if self._closed:
             return []
+        if self._lane_chars:
+            self._lane_sync()
         driver = self._driver
         if cancelled and driver.cut is None:
             driver.cut = Ending.CANCELLED
@@ -1100,21 +1138,19 @@ class Stitch(_Run, Iterator[Event]):
 
     def __next__(self) -> Event:
         pending = self._pending
-        while not pending:
+        while not pending:  # ``_take`` inlined for the common case: one frame per piece
             if self._done:
                 raise StopIteration
-            self._pull()
+            chunks = self._chunks
+            if chunks is None:
+                chunks = self._chunks = _sync_chunks(self._source)
+            try:
+                item = next(chunks)
+            except StopIteration:
+                self._take(None, end=True)
+            else:
+                pending.extend(self.stitcher.feed(item))
         return pending.popleft()
-
-    def _pull(self) -> None:
-        if self._chunks is None:
-            self._chunks = _sync_chunks(self._source)
-        try:
-            item = next(self._chunks)
-        except StopIteration:
-            self._take(None, end=True)
-            return
-        self._take(item)
 
     def close(self) -> None:
         """Stop reading the source and release it (a stream manager that ``stitch`` entered

@@ -261,6 +261,23 @@ class TextReader:
         self._lines.skip(len(piece))
         return call.index
 
+    def steady(self) -> int | None:
+        """The index of the open call when any piece of characters a JSON string holds
+        (``STEADY_LANE``, without a newline) is all its arguments: what ``lane`` says of such
+        pieces, asked once for all of them (the C text lane of the ``Stitcher``, which then
+        reports them to ``skipped``)."""
+        body, call = self._body, self._call
+        if body is None or call is None or not call.sent or call.failed:
+            return None
+        return call.index if getattr(body, "lane", None) is STEADY_LANE else None
+
+    def skipped(self, chars: int, escape: bool) -> None:
+        """``chars`` characters went to the open call's arguments by the lane (``steady``),
+        the last of them beginning an escape if ``escape``."""
+        self._lines.skip(chars)
+        if escape:
+            self._body.laned("\\")  # type: ignore[union-attr]  # steady: a JSON body
+
     def _scan(self, state: State, text: str, base: int) -> tuple[str, int]:
         """A text or header state: its text up to its next marker, and the move there."""
         certain, marker, rest = self._scanners[state.name].scan(text)

@@ -1,0 +1,125 @@
+"""The C text lane (``StitcherBase.feed``, docs/native.md) against the pure-Python Stitcher.
+
+While a call written in the model's text is inside a JSON string argument, the native
+``Stitcher`` hands a piece of characters a string holds to the core itself, and tells the
+reader afterwards how many characters went by and whether the last began an escape
+(``_lane_chars``, ``_lane_escape``, ``TextReader.skipped``). Whatever the pieces, it must give
+exactly the events of the pure-Python ``Stitcher``: the same fragments, the same calls, and
+faults placed at the same offset, line and column of the model's text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from strategies import PROPERTY_SETTINGS
+from toolstitch import NATIVE, Stitcher
+from toolstitch.testing import PythonStitcher
+from toolstitch.vocab.errors import _OffsetError
+
+pytestmark = pytest.mark.skipif(not NATIVE, reason="the C extension is not active")
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "parameters": {
+                "type": "object",
+                "properties": {"content": {"type": "string"}, "n": {"type": "integer"}},
+            },
+        },
+    }
+]
+
+
+def seen(event: object) -> tuple[object, ...]:
+    """An event as compared: its repr, and where its error lies in the text."""
+    error = getattr(event, "error", None)
+    where = (error.offset, error.line, error.column) if isinstance(error, _OffsetError) else ()
+    return (repr(event), *where)
+
+
+def run(kind: Any, chunks: list[str], tools: object = None) -> list[tuple[object, ...]]:
+    stitcher = kind(text_format="hermes", tools=tools)
+    events = [seen(e) for chunk in chunks for e in stitcher.feed(chunk)]
+    return events + [seen(e) for e in stitcher.close()]
+
+
+def cut(text: str, sizes: list[int]) -> list[str]:
+    chunks, pos, k = [], 0, 0
+    while pos < len(text):
+        size = sizes[k % len(sizes)]
+        chunks.append(text[pos : pos + size])
+        pos, k = pos + size, k + 1
+    return chunks
+
+
+# What a string argument may hold: what the lane takes (plain characters, escapes of every
+# kind, non-ASCII), and what it must leave to Python (quotes, backslashes at a cut, raw
+# control characters: a fault the core places in the text).
+characters = st.sampled_from([*'ab é€𝄞"\\/\n\t\x01', "\\u00e9", "</tool_call>"])
+values = st.lists(characters, max_size=40).map("".join)
+
+
+@settings(PROPERTY_SETTINGS, max_examples=150)
+@given(
+    value=values,
+    ascii_only=st.booleans(),
+    raw=st.sampled_from(["", "\n", "\x01", '"', "\\x"]),  # a fault written into the string
+    # after the string: in the arguments (the core's faults), then in the call object and
+    # the close marker among the arguments (the reader's own faults, placed by its count)
+    tail=st.sampled_from(["", ', "n": 1', ', "n": "one"', ", n", " </tool_call>"]),
+    after=st.sampled_from(["", ", x", ', "id": 1']),
+    sizes=st.lists(st.integers(1, 7), min_size=1, max_size=6),
+    typed=st.booleans(),
+)
+def test_the_c_text_lane_gives_the_pure_stitchers_events(
+    value: str,
+    ascii_only: bool,
+    raw: str,
+    tail: str,
+    after: str,
+    sizes: list[int],
+    typed: bool,
+) -> None:
+    string = json.dumps(value, ensure_ascii=ascii_only)
+    string = string[:-1] + raw + string[-1]
+    text = (
+        'x\ny <tool_call>{"name": "f", "arguments": {"content": '
+        + string
+        + tail
+        + "}"
+        + after
+        + "}</tool_call>\nafter"
+    )
+    chunks = cut(text, sizes)
+    tools = TOOLS if typed else None
+    assert run(Stitcher, chunks, tools) == run(PythonStitcher, chunks, tools)
+
+
+def test_the_lane_is_taken_and_the_reader_told() -> None:
+    """The native Stitcher takes plain pieces itself (the reader is told later), and a
+    fault after them is placed where the whole text places it."""
+    head = '<tool_call>{"name": "f", "arguments": {"content": "'
+    stitcher = Stitcher(text_format="hermes")
+    stitcher.feed(head)
+    assert stitcher._text_lane == 0  # the reader says: a string argument of call 0
+    assert stitcher.feed("abcd")
+    assert stitcher._lane_chars == 4
+    stitcher.feed("ef\\")  # ends by beginning an escape
+    assert (stitcher._lane_chars, stitcher._lane_escape) == (7, True)
+    stitcher.feed('"gh')  # the escaped quote, then more
+    assert (stitcher._lane_chars, stitcher._lane_escape) == (10, False)
+    events = stitcher.feed("i\nj")  # a raw newline: the Python path, the reader told first
+    assert stitcher._lane_chars == 0
+    text = head + 'abcdef\\"ghi\nj'
+    whole = run(PythonStitcher, [text])
+    discards = [e for e in whole if str(e[0]).startswith("CallDiscarded")]
+    assert [seen(e) for e in events][-1:] == discards
+    assert whole[-1][1:] == (text.index("\n"), 1, text.index("\n") + 1)
