@@ -811,12 +811,10 @@ static int nothing_to_note(StitcherObject *self, PyObject *events) {
     return self->understood == NULL ? 0 : PyObject_IsTrue(self->understood);
 }
 
-/* The shortcut for a fragment the reader took (the caller's references, released here). */
-static PyObject *take_fragment(StitcherObject *self, PyObject *core, PyObject *fragment) {
-    self->events_read += 1; /* self.events_read += 1 */
-    PyObject *events = feed_arguments(self, core, fragment);
-    Py_DECREF(core);
-    Py_DECREF(fragment);
+/* The events of a fragment fed to the core (a new reference, or NULL): back as they are when
+ * nothing needs noting, else through the Python method `method` of the Stitcher, or the C
+ * `_observe` when `method` is NULL. */
+static PyObject *fed(StitcherObject *self, PyObject *events, PyObject *method) {
     if (events == NULL) {
         return NULL;
     }
@@ -827,10 +825,20 @@ static PyObject *take_fragment(StitcherObject *self, PyObject *core, PyObject *f
         }
         return events;
     }
-    PyObject *observed =
-        stitcher_observe((PyObject *)self, events);
+    PyObject *done = method == NULL
+                         ? stitcher_observe((PyObject *)self, events)
+                         : PyObject_CallMethodObjArgs((PyObject *)self, method, events, NULL);
     Py_DECREF(events);
-    return observed;
+    return done;
+}
+
+/* The shortcut for a fragment the reader took (the caller's references, released here). */
+static PyObject *take_fragment(StitcherObject *self, PyObject *core, PyObject *fragment) {
+    self->events_read += 1; /* self.events_read += 1 */
+    PyObject *events = feed_arguments(self, core, fragment);
+    Py_DECREF(core);
+    Py_DECREF(fragment);
+    return fed(self, events, NULL);
 }
 
 /* -- Stitcher._observe ------------------------------------------------------------------------
@@ -1004,20 +1012,7 @@ static int lane_piece(PyObject *piece, int *escape, Py_ssize_t *chars) {
 static PyObject *text_lane(StitcherObject *self, PyObject *piece, Py_ssize_t chars) {
     self->events_read += 1;
     self->lane_chars += chars;
-    PyObject *events = feed_arguments(self, self->text_lane, piece);
-    if (events == NULL) {
-        return NULL;
-    }
-    int plain = nothing_to_note(self, events);
-    if (plain != 0) {
-        if (plain < 0) {
-            Py_CLEAR(events);
-        }
-        return events;
-    }
-    PyObject *done = PyObject_CallMethodObjArgs((PyObject *)self, ev.s_lane_events, events, NULL);
-    Py_DECREF(events);
-    return done;
+    return fed(self, feed_arguments(self, self->text_lane, piece), ev.s_lane_events);
 }
 
 /* Stitcher.feed(data) */
