@@ -474,3 +474,14 @@ def test_bug18_a_second_arguments_value_does_not_move_the_faults() -> None:
     assert whole[3] == [("malformed-arguments", text.index("]"))]
     for cut in range(len(text) + 1):
         assert _text_outcome([text[:cut], text[cut:]], "hermes") == whole, cut
+
+
+# Bug 19 (fixed): arguments written as a JSON string (decoded, so not copied from the text)
+# followed by an arguments object: read whole, the core's fault in the string's text was placed
+# from where the object began; in pieces it stayed a position in the arguments.
+def test_bug19_arguments_not_copied_from_the_text_are_never_placed_in_it() -> None:
+    text = '<tool_call>{"name": "f", "arguments": "x", "arguments": {}}</tool_call>'
+    whole = _text_outcome([text], "hermes")
+    assert whole[3] == [("malformed-arguments", 0)]  # offset 0 of the arguments "x{}"
+    for cut in range(len(text) + 1):
+        assert _text_outcome([text[:cut], text[cut:]], "hermes") == whole, cut

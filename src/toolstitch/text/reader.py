@@ -196,7 +196,10 @@ class TextReader:
         self._header_at = (0, 1, 1)  # where the header began: offset, line, column
         self._lead = ""  # a lead state's whitespace, held until the first other character
         self._call: _Call | None = None
-        self._sources: dict[int, tuple[int, int, int]] = {}
+        #: Where each call's arguments begin in the text (``source``), or ``None`` when its
+        #: first arguments were not copied from the text (a string's decoded value, raw
+        #: values): the core's faults in them cannot be placed in the text.
+        self._sources: dict[int, tuple[int, int, int] | None] = {}
         #: The faults the reader itself found, by call: already placed in the text.
         self._own: dict[int, tuple[str, int]] = {}
         self._variants: set[str] = set()
@@ -483,6 +486,8 @@ class TextReader:
         call = self._open()
         if call.failed or not fragment:
             return
+        if call.index not in self._sources:  # the first arguments, not copied from the text
+            self._sources[call.index] = None
         if call.sent:
             self._out.append(arguments(call.index, fragment))
             return
