@@ -22,6 +22,7 @@ the events of the chunked run:
   ``"{}"`` (``empty_arguments``) when they were empty or whitespace, or the object they start
   with when only whitespace or text reported as ``TrailingArguments`` follows it (the core's
   rules, as in ``_harness.Ledger``);
+* every tolerated variant reported is one the format declares;
 * a discard's error placed in the text (``MalformedArguments``, ``MalformedCall``) has
   ``0 <= offset <= len(text)``, line and column >= 1; one placed in the arguments
   (``SchemaViolation``, ``LimitExceeded``: "where in the arguments text") has ``0 <= offset
@@ -39,6 +40,7 @@ if only a schema violation stands for malformed arguments.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -200,6 +202,18 @@ def check_written(arguments: str, written: str, trailing: bool) -> None:
     assert trailing or not rest.strip(WS), f"unreported text after the object: {rest!r}"
 
 
+_VARIANT = re.compile(r"tolerated variant '([^']+)'")
+
+
+def check_variants(fmt: str, result: StitchResult) -> None:
+    """Every variant reported (``quirk-text-variant``) is one the format declares."""
+    for warning in result.warnings:
+        if warning.error.code == "quirk-text-variant":
+            found = _VARIANT.search(str(warning.error))
+            assert found is not None, str(warning.error)
+            assert found[1] in TEXT_FORMATS[fmt].variants, f"{fmt}: undeclared {found[1]!r}"
+
+
 def _live(index: int, started: dict[int, list[str]], ended: set[int], what: str) -> None:
     assert index in started, f"{what} for call {index}, never started"
     assert index not in ended, f"{what} for call {index}, after its end"
@@ -246,6 +260,7 @@ def run(data: bytes) -> None:
     events: list[object] = list(first)
     check_events(events, text)
     result = first.result
+    check_variants(fmt, result)
     whole = stitch([text], text_format=fmt, tools=tools, primed_reasoning=primed).collect()
     found, expected = outcome(result), outcome(whole)
     if found != expected:

@@ -26,6 +26,7 @@ from toolstitch import (
     cli,
     stitch,
 )
+from toolstitch.text.bodies import variants_of
 from toolstitch.text.formats import FormatError, compile_format, text_format
 
 KIMI_BEGIN = "<|tool_calls_section_begin|>"
@@ -494,3 +495,35 @@ def test_primed_reasoning_is_refused_by_a_format_without_reasoning() -> None:
     primed = read("glm-4.5", "thinking</think>ok", primed_reasoning=True)
     assert primed.reasoning == "thinking"
     assert primed.text == "ok"
+
+
+def test_every_format_declares_the_variants_its_bodies_may_report() -> None:
+    """A variant a body grammar reports is one the format declares (and its docs list)."""
+    for fmt in TEXT_FORMATS.values():
+        for state in fmt.states.values():
+            if state.kind == "body":
+                assert state.grammar is not None
+                missing = variants_of(state.grammar, state.options) - set(fmt.variants)
+                assert not missing, (fmt.name, state.name, missing)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "variant"),
+    [
+        ("mistral", '[TOOL_CALLS][{"name": "f", "arguments": "{}"}]', "arguments-as-string"),
+        (
+            "qwen3-coder",
+            "<tool_call><function=f>\n<parameter=a>1</parameter></function>",
+            "inline-value",
+        ),
+        (
+            "qwen3-coder",
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</tool_call>",
+            "missing-call-close",
+        ),
+    ],
+)
+def test_a_reported_variant_is_declared(fmt: str, text: str, variant: str) -> None:
+    warnings = [str(w.error) for w in stitch([text], text_format=fmt).collect().warnings]
+    assert any(f"variant {variant!r}" in w for w in warnings), warnings
+    assert variant in TEXT_FORMATS[fmt].variants

@@ -38,7 +38,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-__all__ = ["BODIES", "Body", "BodyFactory", "CallSink"]
+__all__ = [
+    "BODIES",
+    "BODY_VARIANTS",
+    "VARIANTS_OF",
+    "Body",
+    "BodyFactory",
+    "CallSink",
+    "variants_of",
+]
 
 
 class CallSink(Protocol):
@@ -101,3 +109,17 @@ BodyFactory = Callable[[CallSink, Mapping[str, Any]], Body]
 #: Every body grammar by the name a format declaration uses (filled by the modules of this
 #: package as they are imported; ``toolstitch.text.formats`` imports them all).
 BODIES: dict[str, BodyFactory] = {}
+#: The variants each grammar may report (``CallSink.warn``), by grammar name, with their
+#: descriptions; a format whose calls a grammar reads declares those it may meet with the
+#: format's options (``variants_of``; checked by the tests).
+BODY_VARIANTS: dict[str, Mapping[str, str]] = {}
+#: A grammar whose variants depend on its options: the variants those options allow.
+VARIANTS_OF: dict[str, Callable[[Mapping[str, Any]], frozenset[str]]] = {}
+
+
+def variants_of(grammar: str, options: Mapping[str, Any]) -> frozenset[str]:
+    """The variants a body of ``grammar`` read with ``options`` may report."""
+    narrowed = VARIANTS_OF.get(grammar)
+    if narrowed is not None:
+        return narrowed(options)
+    return frozenset(BODY_VARIANTS.get(grammar, {}))

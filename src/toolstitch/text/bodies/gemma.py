@@ -68,7 +68,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from toolstitch.text.bodies import BODIES, CallSink
+from toolstitch.text.bodies import BODIES, BODY_VARIANTS, CallSink
 from toolstitch.text.literals import json_string
 
 __all__ = ["VARIANTS", "GemmaBody"]
@@ -666,3 +666,4 @@ class GemmaBody:
 
 
 BODIES["gemma"] = GemmaBody
+BODY_VARIANTS["gemma"] = VARIANTS

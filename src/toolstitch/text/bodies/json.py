@@ -48,10 +48,16 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from toolstitch.text.bodies import BODIES, Body, CallSink
+from toolstitch.text.bodies import BODIES, BODY_VARIANTS, Body, CallSink
 from toolstitch.text.literals import json_string
 
 __all__ = ["STEADY_LANE", "JsonArguments", "JsonCall", "JsonCalls", "recovery_markers"]
+
+#: The variants the wrapper grammars report (``json-call``, ``json-calls``).
+VARIANTS: Final[dict[str, str]] = {
+    "arguments-as-string": '"arguments" written as a JSON string holding the object (read as '
+    "the text it holds)",
+}
 
 # _Scan.run results.
 MORE: Final = 0  # all read (perhaps holding from the returned position)
@@ -485,7 +491,7 @@ class _Wrapper:
             self._named = True
             self._sink.name(value)
         else:  # string-arguments: the text the string holds is the arguments
-            self._sink.warn("arguments-as-string", "the arguments were written as a string")
+            self._sink.warn("arguments-as-string", VARIANTS["arguments-as-string"])
             self._sink.arguments(value)
         return end
 
@@ -715,6 +721,7 @@ def _register() -> None:
         return JsonCalls(sink, options)
 
     BODIES.update({"json": arguments, "json-call": call, "json-calls": calls})
+    BODY_VARIANTS.update({"json": {}, "json-call": VARIANTS, "json-calls": VARIANTS})
 
 
 _register()

@@ -67,7 +67,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from toolstitch.text.bodies import BODIES, CallSink
+from toolstitch.text.bodies import BODIES, BODY_VARIANTS, CallSink
 from toolstitch.text.literals import json_string, python_value
 
 __all__ = ["VARIANTS", "PythonicBody"]
@@ -795,3 +795,4 @@ class PythonicBody:
 
 
 BODIES["pythonic"] = PythonicBody
+BODY_VARIANTS["pythonic"] = VARIANTS

@@ -72,7 +72,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, Final
 
-from toolstitch.text.bodies import BODIES, CallSink
+from toolstitch.text.bodies import BODIES, BODY_VARIANTS, VARIANTS_OF, CallSink
 from toolstitch.text.literals import json_string, typed_value
 from toolstitch.text.markers import MarkerScanner, MarkerSet
 
@@ -180,6 +180,20 @@ class TaggedOptions:
             else MarkerSet(("\n", self.param_open, ender))
         )
         self.key_header = self._header(self.key_end)
+
+    def variants(self) -> frozenset[str]:
+        """The variants (``VARIANTS``) a body read with these options may report: a format
+        whose calls it reads declares them (checked by the tests)."""
+        found = set()
+        if self.name_newline is not None:
+            found.add("no-newline-after-name" if self.name_newline else "newline-after-name")
+        if self.attributes:
+            found.update(("single-quotes", "no-quotes"))
+        if self.call_close is not None or self.call_open is not None:
+            found.add("missing-call-close")
+        if self.trim:
+            found.add("inline-value")
+        return frozenset(found)
 
     def _header(self, end: str) -> MarkerSet:
         """A header's markers: its end, a newline, and what may not stand in it: ``<`` for a
@@ -599,3 +613,11 @@ class TaggedBody:
 
 
 BODIES["tagged"] = TaggedBody
+BODY_VARIANTS["tagged"] = VARIANTS
+
+
+def _tagged_variants(options: Mapping[str, Any]) -> frozenset[str]:
+    return TaggedOptions(options).variants()
+
+
+VARIANTS_OF["tagged"] = _tagged_variants
