@@ -45,8 +45,10 @@ def seen(event: object) -> tuple[object, ...]:
     return (repr(event), *where)
 
 
-def run(kind: Any, chunks: list[str], tools: object = None) -> list[tuple[object, ...]]:
-    stitcher = kind(text_format="hermes", tools=tools)
+def run(
+    kind: Any, chunks: list[str], tools: object = None, fmt: str = "hermes"
+) -> list[tuple[object, ...]]:
+    stitcher = kind(text_format=fmt, tools=tools)
     events = [seen(e) for chunk in chunks for e in stitcher.feed(chunk)]
     return events + [seen(e) for e in stitcher.close()]
 
@@ -123,3 +125,45 @@ def test_the_lane_is_taken_and_the_reader_told() -> None:
     discards = [e for e in whole if str(e[0]).startswith("CallDiscarded")]
     assert [seen(e) for e in events][-1:] == discards
     assert whole[-1][1:] == (text.index("\n"), 1, text.index("\n") + 1)
+
+
+# A raw value (the XML-ish formats): what the lane takes and escapes itself (quotes and
+# backslashes), and what it leaves to Python (line breaks, which a format may trim before the
+# close tag; control characters; a "<" that may begin the close tag).
+raw_characters = st.sampled_from([*'ab é€𝄞"\\/<>\n\t\x01', "</param", "</parameter>", "\\n"])
+raw_values = st.lists(raw_characters, max_size=40).map("".join)
+RAW_FORMATS = {
+    "qwen3-coder": "<tool_call>\n<function=f>\n<parameter=content>\n{}\n</parameter>\n"
+    "<parameter=n>\n{}\n</parameter>\n</function>\n</tool_call>",
+    "seed-oss": "<seed:tool_call>\n<function=f>\n<parameter=content>{}</parameter>\n"
+    "<parameter=n>{}</parameter>\n</function>\n</seed:tool_call>",
+    "glm-4.5": "<tool_call>f\n<arg_key>content</arg_key>\n<arg_value>{}</arg_value>\n"
+    "<arg_key>n</arg_key>\n<arg_value>{}</arg_value>\n</tool_call>",
+}
+
+
+@settings(PROPERTY_SETTINGS, max_examples=150)
+@given(
+    fmt=st.sampled_from(sorted(RAW_FORMATS)),
+    value=raw_values,
+    n=st.sampled_from(["1", "one", "[1", ""]),
+    sizes=st.lists(st.integers(1, 7), min_size=1, max_size=6),
+    typed=st.booleans(),
+)
+def test_the_c_raw_lane_gives_the_pure_stitchers_events(
+    fmt: str, value: str, n: str, sizes: list[int], typed: bool
+) -> None:
+    text = "x\ny " + RAW_FORMATS[fmt].format(value, n) + "\nafter"
+    chunks = cut(text, sizes)
+    tools = TOOLS if typed else None
+    assert run(Stitcher, chunks, tools, fmt) == run(PythonStitcher, chunks, tools, fmt)
+
+
+def test_the_raw_lane_escapes_quotes_and_backslashes_itself() -> None:
+    stitcher = Stitcher(text_format="qwen3-coder")
+    stitcher.feed("<tool_call>\n<function=f>\n<parameter=a>\nx")
+    assert stitcher._text_lane == 0
+    assert stitcher._lane_raw
+    (event,) = stitcher.feed('say "hi\\"')
+    assert event.fragment == 'say \\"hi\\\\\\"'  # type: ignore[attr-defined]
+    assert stitcher._lane_chars == len('say "hi\\"')

@@ -25,6 +25,7 @@
 #include "eventpath.h"
 
 #include <stddef.h>
+#include <string.h>
 #include <structmember.h>
 
 #include "fastpath.h"
@@ -753,6 +754,11 @@ typedef struct {
     Py_ssize_t lane_chars;  /* _lane_chars: the characters that went by the text lane since the
                                reader last counted them (TextReader.skipped) */
     char lane_escape;       /* _lane_escape (T_BOOL): the last of them began an escape */
+    PyObject *lane_stops;   /* _lane_stops: bytes, the ASCII characters that end the lane */
+    char lane_escapes;      /* _lane_escapes (T_BOOL): a backslash and the next character are
+                               one (a JSON string's escapes) */
+    char lane_raw;          /* _lane_raw (T_BOOL): the piece is raw text, its arguments its JSON
+                               escape */
 } StitcherObject;
 
 static int stitcher_traverse(PyObject *op, visitproc visit, void *arg) {
@@ -762,6 +768,7 @@ static int stitcher_traverse(PyObject *op, visitproc visit, void *arg) {
     Py_VISIT(self->assembler);
     Py_VISIT(self->understood);
     Py_VISIT(self->text_lane);
+    Py_VISIT(self->lane_stops);
     return 0;
 }
 
@@ -771,6 +778,7 @@ static int stitcher_clear(PyObject *op) {
     Py_CLEAR(self->assembler);
     Py_CLEAR(self->understood);
     Py_CLEAR(self->text_lane);
+    Py_CLEAR(self->lane_stops);
     return 0;
 }
 
@@ -948,30 +956,57 @@ static PyObject *protocol_event(StitcherObject *self, ReaderObject *reader, PyOb
 
 /* -- the text lane ---------------------------------------------------------------------------
  *
- * A piece of a model's raw text (text_format) inside a long JSON string argument: the Python
- * Stitcher.feed asks TextReader.lane, which hands a piece of characters a string holds to the
- * core. When the reader says the open call is in that steady state (`_text_lane`, set by the
- * Python Stitcher after each piece it reads), a piece that is characters a string holds
- * (lane_piece) is that case for certain, and C does it:
+ * A piece of a model's raw text (text_format) inside a long argument value: the Python
+ * Stitcher.feed asks TextReader.lane, which hands a piece that is all arguments of the open
+ * call to the core (a JSON string's characters; a raw value's, which need no escaping). When
+ * the reader says the open call's body is in a steady lane (`_text_lane`, the call's core
+ * index, and the lane as data: `_lane_stops`, `_lane_escapes`; set by the Python Stitcher
+ * after each piece it reads, from TextReader.steady), a piece of that lane (lane_piece) is
+ * that case for certain, and C does it:
  *
  *     self.events_read += 1
  *     self._lane_chars += len(piece)       # the reader counts them before it reads again,
  *     self._lane_escape = <the piece ends by beginning an escape>   # and takes the escape
- *     events = self.assembler.feed_arguments(self._text_lane, piece)
+ *     events = self.assembler.feed_arguments(self._text_lane, <the piece, or its JSON escape>)
  *     if len(events) == 1 and type(events[0]) is ArgumentsDelta and self._understood:
  *         return events
  *     return self._lane_events(events)     # placed in the text, noted; the lane asked again
  *
  * Any other piece goes to the Python feed, with nothing changed; it first hands the reader
- * what went by the lane (Stitcher._lane_sync). */
+ * what went by the lane (Stitcher._lane_sync), as close does. */
 
-/* 1 if `piece`, an exact str, is non-empty and is characters a JSON string holds, after an
- * escape's backslash if `escape` is set: no '"' and no control character but as the second
- * character of a whole escape ('\\' and a character that is not a control one: the core
- * judges the escape), perhaps a '\\' at its end that begins one (*escape then set); 0 if
- * not; -1 on error. Read in UTF-8, where those are single bytes, never inside a longer
- * sequence. TextReader.lane's patterns, _LANE and _LANE_ESCAPED. */
-static int lane_piece(PyObject *piece, int *escape, Py_ssize_t *chars) {
+/* `text` (UTF-8, `size` bytes, `quotes` of them '"' or '\\') JSON-escaped as
+ * literals.json_string escapes raw text without control characters: a new str, or NULL. */
+static PyObject *escaped(const char *text, Py_ssize_t size, Py_ssize_t quotes) {
+    char *out = PyMem_Malloc((size_t)(size + quotes));
+    if (out == NULL) {
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        if (text[i] == '"' || text[i] == '\\') {
+            out[n++] = '\\';
+        }
+        out[n++] = text[i];
+    }
+    PyObject *result = PyUnicode_DecodeUTF8(out, n, "strict");
+    PyMem_Free(out);
+    return result;
+}
+
+/* 1 if `piece`, an exact str, is non-empty and belongs to the lane (bodies.Steady): no control
+ * character and none of `stops`, except, with `escapes`, as the character after a backslash
+ * (the core judges the escape; after an escape's backslash if *escape is set), perhaps a
+ * backslash at its end that begins one (*escape then set); *fragment is then the arguments it
+ * gives (a new reference: the piece, or with `raw` its JSON escape); 0 if not; -1 on error.
+ * Read in UTF-8, where ASCII characters are single bytes, never inside a longer sequence. */
+static int lane_piece(StitcherObject *self, PyObject *piece, int *escape, PyObject **fragment) {
+    char *stops;
+    Py_ssize_t count;
+    if (self->lane_stops == NULL || PyBytes_AsStringAndSize(self->lane_stops, &stops, &count) < 0) {
+        PyErr_Clear(); /* not bytes: the Python path decides */
+        return 0;
+    }
     Py_ssize_t size;
     const char *text = PyUnicode_AsUTF8AndSize(piece, &size);
     if (text == NULL) {
@@ -981,7 +1016,8 @@ static int lane_piece(PyObject *piece, int *escape, Py_ssize_t *chars) {
     if (size == 0) {
         return 0;
     }
-    Py_ssize_t i = 0;
+    int escapes = self->lane_escapes, raw = self->lane_raw;
+    Py_ssize_t i = 0, quotes = 0;
     if (*escape) { /* the piece ends the escape the last one began */
         if ((unsigned char)text[0] < 0x20) {
             return 0;
@@ -991,28 +1027,37 @@ static int lane_piece(PyObject *piece, int *escape, Py_ssize_t *chars) {
     int open = 0;
     for (; i < size; i++) {
         unsigned char c = (unsigned char)text[i];
-        if (c == '\\') {
+        if (c == '\\' && escapes) { /* an escape: the next character is the string's */
             if (++i == size) {
                 open = 1;
             } else if ((unsigned char)text[i] < 0x20) {
                 return 0;
             }
-        } else if (c < 0x20 || c == '"') {
+        } else if (c < 0x20 || (c < 0x80 && memchr(stops, c, (size_t)count) != NULL)) {
             return 0;
+        } else if (raw && (c == '"' || c == '\\')) {
+            quotes++;
         }
     }
-    *chars = PyUnicode_GetLength(piece);
-    if (*chars < 0) {
+    *fragment = quotes ? escaped(text, size, quotes) : Py_NewRef(piece);
+    if (*fragment == NULL) {
         return -1;
     }
     *escape = open;
     return 1;
 }
 
-static PyObject *text_lane(StitcherObject *self, PyObject *piece, Py_ssize_t chars) {
+static PyObject *text_lane(StitcherObject *self, PyObject *piece, PyObject *fragment) {
+    Py_ssize_t chars = PyUnicode_GetLength(piece);
+    if (chars < 0) {
+        Py_DECREF(fragment);
+        return NULL;
+    }
     self->events_read += 1;
     self->lane_chars += chars;
-    return fed(self, feed_arguments(self, self->text_lane, piece), ev.s_lane_events);
+    PyObject *events = feed_arguments(self, self->text_lane, fragment);
+    Py_DECREF(fragment);
+    return fed(self, events, ev.s_lane_events);
 }
 
 /* Stitcher.feed(data) */
@@ -1030,15 +1075,15 @@ static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t n
     }
     StitcherObject *self = (StitcherObject *)op;
     if (self->text_lane != NULL && self->text_lane != Py_None && PyUnicode_CheckExact(data)) {
-        Py_ssize_t chars = 0;
+        PyObject *fragment = NULL;
         int escape = self->lane_escape;
-        int lane = lane_piece(data, &escape, &chars);
+        int lane = lane_piece(self, data, &escape, &fragment);
         if (lane < 0) {
             return NULL;
         }
         if (lane) {
             self->lane_escape = (char)escape;
-            return text_lane(self, data, chars);
+            return text_lane(self, data, fragment);
         }
     }
     PyObject *reader = self->fragment;
@@ -1079,6 +1124,9 @@ static PyMemberDef stitcher_members[] = {
     {"_text_lane", T_OBJECT, offsetof(StitcherObject, text_lane), 0, NULL},
     {"_lane_chars", T_PYSSIZET, offsetof(StitcherObject, lane_chars), 0, NULL},
     {"_lane_escape", T_BOOL, offsetof(StitcherObject, lane_escape), 0, NULL},
+    {"_lane_stops", T_OBJECT, offsetof(StitcherObject, lane_stops), 0, NULL},
+    {"_lane_escapes", T_BOOL, offsetof(StitcherObject, lane_escapes), 0, NULL},
+    {"_lane_raw", T_BOOL, offsetof(StitcherObject, lane_raw), 0, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 

@@ -351,11 +351,16 @@ class _StitcherBody:
     _direct: Callable[[Mapping[str, Any], str | None], Iterable[Item]] | None = None
     #: The adapter's ``_fragment``, with ``_direct`` (and no wrapper rule to apply).
     _fragment: Fragments | None = None
-    #: The core index of the open call while any piece of characters a JSON string holds is
-    #: all its arguments (``TextReader.steady``): the C ``feed`` takes such a piece itself (the
-    #: text lane), counting its characters in ``_lane_chars``, and in ``_lane_escape`` whether
-    #: the last one began an escape, for the reader (``_lane_sync``).
+    #: The core index of the open call while any piece of its body's steady lane is all its
+    #: arguments (``TextReader.steady``), and that lane as data (``bodies.Steady``: the ASCII
+    #: characters that end it, ``_lane_stops``; ``_lane_escapes``; ``_lane_raw``): the C
+    #: ``feed`` takes such a piece itself (the text lane), counting its characters in
+    #: ``_lane_chars``, and in ``_lane_escape`` whether the last one began an escape, for the
+    #: reader (``_lane_sync``).
     _text_lane: int | None = None
+    _lane_stops: bytes = b""
+    _lane_escapes: bool = False
+    _lane_raw: bool = False
     _lane_chars: int = 0
     _lane_escape: bool = False
     #: Some event meant something: an event other than a ``StreamWarning`` came out of the
@@ -488,7 +493,7 @@ class _StitcherBody:
                 # piece is all arguments of the open call (TextReader.lane).
                 self.events_read += 1
                 events = self.assembler.feed_arguments(index, data)
-                self._text_lane = textcalls.reader.steady()  # the piece may end in an escape
+                self._lane_ask()  # the piece may have ended in an escape
                 if len(events) == 1 and type(events[0]) is ArgumentsDelta:
                     return events if self._understood else self._observe(events)
                 return self._lane_events(events)
@@ -532,13 +537,19 @@ class _StitcherBody:
         adapter = self.adapter
         assert adapter is not None
         events = self._observe(self._events(adapter.feed(data)))
-        self._text_lane = self._steady()
+        self._lane_ask()
         return events
 
-    def _steady(self) -> int | None:
-        """``_text_lane`` now: what ``TextReader.steady`` says of the open call."""
+    def _lane_ask(self) -> None:
+        """``_text_lane`` and its lane now: what ``TextReader.steady`` says of the open call."""
         textcalls = self._textcalls
-        return None if textcalls is None or self._closed else textcalls.reader.steady()
+        steady = None if textcalls is None or self._closed else textcalls.reader.steady()
+        if steady is None:
+            self._text_lane = None
+            return
+        self._text_lane, lane = steady
+        self._lane_stops, self._lane_escapes = lane.stops.encode(), lane.escapes
+        self._lane_raw = lane.raw
 
     def _lane_sync(self) -> None:
         """The characters that went by the text lane, counted by the reader now."""
@@ -555,7 +566,7 @@ class _StitcherBody:
         textcalls = self._textcalls
         assert textcalls is not None
         events = self._observe(textcalls.placed(events))
-        self._text_lane = self._steady()
+        self._lane_ask()
         return events
 
     def _plain(self, data: dict[str, Any]) -> list[Event]:

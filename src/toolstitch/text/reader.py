@@ -33,6 +33,7 @@ the caller gives ``close`` (a cut: it is discarded, never dispatched).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -41,7 +42,7 @@ from toolstitch.core.instructions import Discard, EndCall, Item, arguments
 from toolstitch.core.record import CallRecords
 from toolstitch.json.lexicon import snippet
 from toolstitch.schema.declarations import normalize_tools
-from toolstitch.text.bodies import BODIES, Body
+from toolstitch.text.bodies import BODIES, Body, Steady
 from toolstitch.text.bodies.json import STEADY_LANE
 from toolstitch.text.formats import State, TextFormat, text_format
 from toolstitch.text.headers import HEADERS, MAX_HEADER_CHARS
@@ -83,25 +84,32 @@ class _Call:
 
 class _Lines:
     """Line and column of positions in the text, each character counted once: the text
-    before the current piece as it is read, and inside the piece from the last position
-    asked (positions are mostly asked in order: a call's, then its fault's)."""
+    before the current piece as it is read (the start of each line kept from the oldest
+    position that may still be asked, ``forget``), and inside the piece from the last
+    position asked (positions are mostly asked in order: a call's, then its fault's)."""
 
-    __slots__ = ("_k", "_line", "_line_start", "line", "line_start", "offset")
+    __slots__ = ("_k", "_line", "_line_start", "first", "line", "line_start", "offset", "starts")
 
     def __init__(self) -> None:
         self.offset = 0  # the text counted so far: where the current piece starts
         self.line = 1  # the line at ``offset``
         self.line_start = 0  # where that line starts
+        self.starts = [0]  # where the lines start, from line ``first`` on
+        self.first = 1
         self._k = 0  # in the current piece, the last index asked, and its line
         self._line = 1
         self._line_start = 0
 
     def advance(self, text: str) -> None:
         """``text`` follows what was counted."""
-        newlines = text.count("\n")
-        if newlines:
-            self.line += newlines
-            self.line_start = self.offset + text.rindex("\n") + 1
+        at = text.find("\n")
+        if at >= 0:
+            starts, offset = self.starts, self.offset
+            while at >= 0:
+                starts.append(offset + at + 1)
+                self.line += 1
+                at = text.find("\n", at + 1)
+            self.line_start = starts[-1]
         self.offset += len(text)
         self._k, self._line, self._line_start = 0, self.line, self.line_start
 
@@ -110,13 +118,22 @@ class _Lines:
         self.offset += length
         self._k, self._line, self._line_start = 0, self.line, self.line_start
 
+    def forget(self, keep: int) -> None:
+        """No position more than ``keep`` characters before the next piece will be asked:
+        the starts of the lines before it go (so what is kept is bounded by the text that a
+        reader may still place a fault in: an open call's, what it holds back)."""
+        drop = bisect_right(self.starts, self.offset - keep) - 1
+        if drop > 0:
+            self.first += drop
+            del self.starts[:drop]
+
     def at(self, piece: str, k: int) -> tuple[int, int, int]:
         """``(offset, line, column)`` of index ``k`` of ``piece``, the piece that follows
-        what was counted (``k`` may be negative: held text of earlier pieces, which holds
-        no line break, placed on the piece's start line)."""
+        what was counted (``k`` may be negative: text held from earlier pieces)."""
         offset = self.offset + k
         if k <= 0:
-            return offset, self.line, max(offset - self.line_start, 0) + 1
+            index = max(bisect_right(self.starts, offset) - 1, 0)
+            return offset, self.first + index, max(offset - self.starts[index], 0) + 1
         if k < self._k:  # behind the last position asked: count from the piece's start
             self._k, self._line, self._line_start = 0, self.line, self.line_start
         newlines = piece.count("\n", self._k, k)
@@ -184,6 +201,10 @@ class TextReader:
         self._scanners = {
             s.name: MarkerScanner(s.markers) for s in self.format.states.values() if s.markers
         }
+        #: The most text a state's scanner holds back (a possible marker).
+        self._hold = 1 + max(
+            (s.markers.hold for s in self.format.states.values() if s.markers), default=0
+        )
         self._reasoning = ReasoningText("reasoning", limits.max_reasoning_chars)
         self._lines = _Lines()
         self._piece = ""
@@ -216,6 +237,8 @@ class TextReader:
         out = self._out = []
         if len(self._sources) > 1 or self._own:
             self._forget()
+        if self._call is None and self._body is None and not self._lead and not self._header:
+            self._lines.forget(self._hold)  # nothing before what a scanner holds is asked
         self._piece = piece
         text, base = piece, 0
         while text:
@@ -264,22 +287,22 @@ class TextReader:
         self._lines.skip(len(piece))
         return call.index
 
-    def steady(self) -> int | None:
-        """The index of the open call when any piece of characters a JSON string holds
-        (``STEADY_LANE``, without a newline) is all its arguments: what ``lane`` says of such
-        pieces, asked once for all of them (the C text lane of the ``Stitcher``, which then
-        reports them to ``skipped``)."""
+    def steady(self) -> tuple[int, Steady] | None:
+        """The index of the open call and its body's steady lane (``bodies.Steady``) when any
+        piece of that lane, without a newline, is all the call's arguments: what ``lane``
+        says of such pieces, asked once for all of them (the C text lane of the ``Stitcher``,
+        which then reports them to ``skipped``)."""
         body, call = self._body, self._call
         if body is None or call is None or not call.sent or call.failed:
             return None
-        return call.index if getattr(body, "lane", None) is STEADY_LANE else None
+        steady: Steady | None = getattr(body, "steady", None)
+        return None if steady is None else (call.index, steady)
 
     def skipped(self, chars: int, escape: bool) -> None:
-        """``chars`` characters went to the open call's arguments by the lane (``steady``),
-        the last of them beginning an escape if ``escape``."""
+        """``chars`` characters went to the open call's arguments by the steady lane, the
+        last of them beginning an escape if ``escape``."""
         self._lines.skip(chars)
-        if escape:
-            self._body.laned("\\")  # type: ignore[union-attr]  # steady: a JSON body
+        self._body.skipped(chars, escape)  # type: ignore[union-attr]  # steady: it has one
 
     def _scan(self, state: State, text: str, base: int) -> tuple[str, int]:
         """A text or header state: its text up to its next marker, and the move there."""

@@ -36,6 +36,7 @@ A body reports through its ``CallSink``:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "Body",
     "BodyFactory",
     "CallSink",
+    "Steady",
     "variants_of",
 ]
 
@@ -96,6 +98,33 @@ class Body(Protocol):
 # (``bodies.json``): nothing else changes the body.
 # Optional too.
 #
+# A body with a lane may also say, with a ``steady`` attribute (a ``Steady``, or None), that its
+# lane is one a character class decides, the same for every piece until a piece outside it:
+# the native ``Stitcher`` then takes such pieces without asking (its C text lane, docs/native.md)
+# and tells the body afterwards, with ``skipped(chars, escape)``, how many characters went by
+# and whether the last of them began an escape. Optional.
+
+
+@dataclass(frozen=True)
+class Steady:
+    """A lane as data, for the C text lane: a piece belongs to it when it is not empty and
+    holds no control character and none of ``stops`` (ASCII characters), except, with
+    ``escapes``, as the character after a backslash (a JSON string's escapes, which the core
+    judges; a backslash at the piece's end then begins an escape the next piece ends). With
+    ``raw`` the piece is raw text, and its arguments are its JSON escape (``"`` and ``\\``
+    escaped: ``literals.json_string``, the rest as it is); else the piece itself."""
+
+    stops: str
+    escapes: bool
+    raw: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.stops.isascii() or ("\\" in self.stops and self.escapes):
+            raise ValueError(f"a steady lane stops at ASCII characters, got {self.stops!r}")
+        if self.raw and self.escapes:
+            raise ValueError("a raw lane has no escapes: its backslashes are text")
+
+
 # A body whose end lies inside text it held back from earlier pieces (a possible marker
 # that turned out to follow the body) gives that text back: ``feed`` then returns 0 and the
 # body's ``returned`` attribute holds it; the reader reads it before the rest of the piece.

@@ -48,7 +48,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from toolstitch.text.bodies import BODIES, BODY_VARIANTS, Body, CallSink
+from toolstitch.text.bodies import BODIES, BODY_VARIANTS, Body, CallSink, Steady
 from toolstitch.text.literals import json_string
 
 __all__ = ["STEADY_LANE", "JsonArguments", "JsonCall", "JsonCalls", "recovery_markers"]
@@ -79,6 +79,14 @@ _LANE_ESCAPED: Final = re.compile(r'[^\x00-\x1f](?:[^"\\\x00-\x1f]|\\[^\x00-\x1f
 #: The lane of a JSON string in its steady state: a piece it matches whole and that ends in no
 #: backslash leaves the body as it is (``TextReader.lane`` then tells the body nothing).
 STEADY_LANE: Final = _LANE
+
+
+#: ``STEADY_LANE`` as data, for the C text lane (``bodies.Steady``): a JSON string's characters.
+JSON_STEADY: Final = Steady(stops='"', escapes=True)
+
+
+def _steady(lane: re.Pattern[str] | None) -> Steady | None:
+    return JSON_STEADY if lane is STEADY_LANE else None
 
 
 def _laned(scan: _Scan, piece: str, lane: re.Pattern[str] | None) -> None:
@@ -341,6 +349,15 @@ class JsonArguments:
         _laned(self._scan, piece, self.lane)
         self.lane = _lane(self._scan)
 
+    @property
+    def steady(self) -> Steady | None:
+        return _steady(self.lane)
+
+    def skipped(self, chars: int, escape: bool) -> None:
+        """Pieces went by the steady lane: the string goes on, in an escape if ``escape``."""
+        if escape:
+            self.laned("\\")
+
     def close(self) -> None:
         """The text ended inside the value: the reader ends the call as cut."""
 
@@ -559,6 +576,15 @@ class JsonCall:
             _laned(value, piece, self.lane)
             self.lane = _lane(value)
 
+    @property
+    def steady(self) -> Steady | None:
+        return _steady(self.lane)
+
+    def skipped(self, chars: int, escape: bool) -> None:
+        """Pieces went by the steady lane: the string goes on, in an escape if ``escape``."""
+        if escape:
+            self.laned("\\")
+
     def close(self) -> None:
         """The text ended inside the call: the reader ends it as cut (a call whose object
         had not even begun is one all the same: its marker opened it)."""
@@ -696,6 +722,26 @@ class JsonCalls:
             return -1
         self._call = JsonCall(self._inner, self._options)
         return None
+
+    @property
+    def lane(self) -> re.Pattern[str] | None:
+        """The lane of the call being read (see the module docstring)."""
+        call = self._call
+        return None if call is None else call.lane
+
+    def laned(self, piece: str) -> None:
+        """A piece went by the lane: the call being read takes it."""
+        assert self._call is not None
+        self._call.laned(piece)
+
+    @property
+    def steady(self) -> Steady | None:
+        call = self._call
+        return None if call is None else call.steady
+
+    def skipped(self, chars: int, escape: bool) -> None:
+        assert self._call is not None
+        self._call.skipped(chars, escape)
 
     def _fault(self, message: str, text: str, i: int, shift: int, expected: str) -> int:
         self._sink.fail(message, at=i - shift, expected=expected, markup=True)

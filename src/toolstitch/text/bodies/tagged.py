@@ -72,7 +72,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, Final
 
-from toolstitch.text.bodies import BODIES, BODY_VARIANTS, VARIANTS_OF, CallSink
+from toolstitch.text.bodies import BODIES, BODY_VARIANTS, VARIANTS_OF, CallSink, Steady
 from toolstitch.text.literals import json_string, typed_value
 from toolstitch.text.markers import MarkerScanner, MarkerSet
 
@@ -137,10 +137,12 @@ class TaggedOptions:
         "close",
         "key_end",
         "key_header",
+        "lane",
         "name_end",
         "name_header",
         "name_newline",
         "param_open",
+        "steady",
         "structure",
         "trim",
         "type_attribute",
@@ -173,6 +175,11 @@ class TaggedOptions:
         structure = (self.call_open, self.call_close, self.close, self.param_open)
         self.structure = MarkerSet(m for m in (*structure, self.value_open) if m)
         self.value = MarkerSet((self.value_close,))
+        # The lane of a raw string value (``TaggedBody.lane``): characters that JSON-escape
+        # to themselves and cannot begin the value's close tag.
+        first = self.value_close[:1]
+        self.lane = re.compile('[^"\\\\\x00-\x1f' + re.escape(first) + "]+")
+        self.steady = Steady(first, escapes=False, raw=True) if first.isascii() else None
         ender = self.call_close or self.close or ""
         self.name_header = (
             self._header(self.name_end)
@@ -300,6 +307,35 @@ class TaggedBody:
         """The text ended inside the body: nothing more to report (the reader discards the
         open call as cut)."""
         self._state = _DONE
+
+    @property
+    def lane(self) -> re.Pattern[str] | None:
+        """Inside a raw string value, with nothing held (no possible close tag, no last
+        newline, the value's first text read): a piece of characters that JSON-escape to
+        themselves and cannot begin the close tag is all arguments (``bodies``, the lane)."""
+        if (
+            self._state != _VALUE
+            or self._typed
+            or self._failed
+            or self._lead
+            or self._newline
+            or self._v.held
+        ):
+            return None
+        return self._o.lane
+
+    @property
+    def steady(self) -> Steady | None:
+        return None if self.lane is None else self._o.steady
+
+    def laned(self, piece: str) -> None:
+        """A piece went by the lane: it was read."""
+        self.skipped(len(piece), False)
+
+    def skipped(self, chars: int, escape: bool) -> None:
+        """``chars`` characters went by the lane: they were read."""
+        self._pos += chars
+        self._fed += chars
 
     # -- helpers -------------------------------------------------------------------------
 
