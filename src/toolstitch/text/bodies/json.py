@@ -85,8 +85,23 @@ STEADY_LANE: Final = _LANE
 JSON_STEADY: Final = Steady(stops='"', escapes=True)
 
 
-def _steady(lane: re.Pattern[str] | None) -> Steady | None:
-    return JSON_STEADY if lane is STEADY_LANE else None
+class _JsonLane:
+    """What the bodies whose lane is a JSON string's say of it to the C text lane."""
+
+    __slots__ = ()
+    lane: re.Pattern[str] | None
+
+    def laned(self, piece: str) -> None:
+        raise NotImplementedError
+
+    @property
+    def steady(self) -> Steady | None:
+        return JSON_STEADY if self.lane is STEADY_LANE else None
+
+    def skipped(self, chars: int, escape: bool) -> None:
+        """Pieces went by the steady lane: the string goes on, in an escape if ``escape``."""
+        if escape:
+            self.laned("\\")
 
 
 def _laned(scan: _Scan, piece: str, lane: re.Pattern[str] | None) -> None:
@@ -277,7 +292,7 @@ def _skip_to(held: _Held, until: Sequence[str], text: str, i: int, shift: int) -
     return -1
 
 
-class JsonArguments:
+class JsonArguments(_JsonLane):
     """Grammar ``json``: one JSON value, the open call's arguments."""
 
     __slots__ = ("_ends_call", "_failed", "_held", "_scan", "_sink", "_started", "_until", "lane")
@@ -349,14 +364,6 @@ class JsonArguments:
         _laned(self._scan, piece, self.lane)
         self.lane = _lane(self._scan)
 
-    @property
-    def steady(self) -> Steady | None:
-        return _steady(self.lane)
-
-    def skipped(self, chars: int, escape: bool) -> None:
-        """Pieces went by the steady lane: the string goes on, in an escape if ``escape``."""
-        if escape:
-            self.laned("\\")
 
     def close(self) -> None:
         """The text ended inside the value: the reader ends the call as cut."""
@@ -513,7 +520,7 @@ class _Wrapper:
         return end
 
 
-class JsonCall:
+class JsonCall(_JsonLane):
     """Grammar ``json-call``: one wrapper object, a whole call (see the module docstring)."""
 
     __slots__ = ("_failed", "_held", "_sink", "_until", "_wrapper", "lane")
@@ -576,14 +583,6 @@ class JsonCall:
             _laned(value, piece, self.lane)
             self.lane = _lane(value)
 
-    @property
-    def steady(self) -> Steady | None:
-        return _steady(self.lane)
-
-    def skipped(self, chars: int, escape: bool) -> None:
-        """Pieces went by the steady lane: the string goes on, in an escape if ``escape``."""
-        if escape:
-            self.laned("\\")
 
     def close(self) -> None:
         """The text ended inside the call: the reader ends it as cut (a call whose object
