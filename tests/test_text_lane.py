@@ -127,10 +127,13 @@ def test_the_lane_is_taken_and_the_reader_told() -> None:
     assert whole[-1][1:] == (text.index("\n"), 1, text.index("\n") + 1)
 
 
-# A raw value (the XML-ish formats): what the lane takes and escapes itself (quotes and
-# backslashes), and what it leaves to Python (line breaks, which a format may trim before the
-# close tag; control characters; a "<" that may begin the close tag).
-raw_characters = st.sampled_from([*'ab é€𝄞"\\/<>\n\t\x01', "</param", "</parameter>", "\\n"])
+# A raw value (the XML-ish formats, a Python string literal): what the lane takes and escapes
+# itself (quotes, and the XML-ish formats' backslashes), and what it leaves to Python (line
+# breaks, which a format may trim before the close tag; control characters; a "<" that may
+# begin the close tag; a Python escape or closing quote).
+raw_characters = st.sampled_from(
+    [*"ab é€𝄞\"\\/<>'\n\t\x01", "</param", "</parameter>", "\\n", "\\x4"]
+)
 raw_values = st.lists(raw_characters, max_size=40).map("".join)
 RAW_FORMATS = {
     "qwen3-coder": "<tool_call>\n<function=f>\n<parameter=content>\n{}\n</parameter>\n"
@@ -139,6 +142,8 @@ RAW_FORMATS = {
     "<parameter=n>{}</parameter>\n</function>\n</seed:tool_call>",
     "glm-4.5": "<tool_call>f\n<arg_key>content</arg_key>\n<arg_value>{}</arg_value>\n"
     "<arg_key>n</arg_key>\n<arg_value>{}</arg_value>\n</tool_call>",
+    "pythonic": "[f(content='{}', n={}), g(a=\"x\")]",
+    "gemma4": '<|tool_call>call:f{{content:<|"|>{}<|"|>,n:{}}}<tool_call|>',
 }
 
 

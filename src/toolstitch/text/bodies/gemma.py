@@ -68,7 +68,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from toolstitch.text.bodies import BODIES, BODY_VARIANTS, CallSink
+from toolstitch.text.bodies import BODIES, BODY_VARIANTS, CallSink, Steady
 from toolstitch.text.literals import json_string
 
 __all__ = ["VARIANTS", "GemmaBody"]
@@ -189,6 +189,7 @@ class GemmaBody:
         "_esc_at",
         "_frames",
         "_in_key",
+        "_lane",
         "_limit",
         "_matched",
         "_mode",
@@ -200,6 +201,7 @@ class GemmaBody:
         "_sink",
         "_skip_depth",
         "_started",
+        "_steady",
         "_steps",
         "_strings",
         "_token",
@@ -231,6 +233,12 @@ class GemmaBody:
         self._pending = ""  # a possible beginning of an "until" marker, from the last piece
         self.returned = ""  # text held from earlier pieces that follows the body's end
         self._strings = _Finder(self._delim)
+        # The lane of a string's text (``lane``): characters that are themselves in JSON and
+        # cannot begin the delimiter or an "until" marker; as data for the C text lane when
+        # those are ASCII.
+        stops = "".join(sorted({self._delim[0], *firsts}))
+        self._lane = re.compile('[^"\\\\\x00-\x1f' + re.escape(stops) + "]+")
+        self._steady = Steady(stops, escapes=False, raw=True) if stops.isascii() else None
         self._mode = _PREFIX if prefix else _NAME
         self._started = False
         self._base = 0  # the offset of the text being read (held text first) from the start
@@ -338,6 +346,26 @@ class GemmaBody:
         """The text ended inside the body: nothing more to report (the reader discards the
         open call as cut)."""
         self._out.clear()
+
+    @property
+    def lane(self) -> re.Pattern[str] | None:
+        """Inside a delimited string with nothing held: a piece of characters that are
+        themselves in JSON and cannot begin a delimiter or marker is all arguments."""
+        if self._mode != _STRING or self._strings.held or self._pending or self._out:
+            return None
+        return None if self._end >= 0 else self._lane
+
+    @property
+    def steady(self) -> Steady | None:
+        return None if self.lane is None else self._steady
+
+    def laned(self, piece: str) -> None:
+        """A piece went by the lane: it was read."""
+        self._base += len(piece)
+
+    def skipped(self, chars: int, escape: bool) -> None:
+        """``chars`` characters went by the lane: they were read."""
+        self._base += chars
 
     # -- reporting -----------------------------------------------------------------------
 

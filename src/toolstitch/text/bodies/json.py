@@ -364,7 +364,6 @@ class JsonArguments(_JsonLane):
         _laned(self._scan, piece, self.lane)
         self.lane = _lane(self._scan)
 
-
     def close(self) -> None:
         """The text ended inside the value: the reader ends the call as cut."""
 
@@ -582,7 +581,6 @@ class JsonCall(_JsonLane):
         if value is not None:
             _laned(value, piece, self.lane)
             self.lane = _lane(value)
-
 
     def close(self) -> None:
         """The text ended inside the call: the reader ends it as cut (a call whose object

@@ -63,11 +63,18 @@ from __future__ import annotations
 
 import keyword
 import re
-import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from toolstitch.text.bodies import BODIES, BODY_VARIANTS, CallSink
+from toolstitch.text.bodies.pythonic_strings import (
+    SPECIALS,
+    W_JOIN,
+    W_KEY,
+    W_VALUE,
+    PythonStrings,
+    spaces,
+)
 from toolstitch.text.literals import json_string, python_value
 
 __all__ = ["VARIANTS", "PythonicBody"]
@@ -82,10 +89,6 @@ VARIANTS: Final[dict[str, str]] = {
 
 MAX_DEPTH: Final = 64  # the deepest nesting of lists, tuples and dicts in one argument
 
-# What a word (a run of name characters) read in a value's place may be.
-_W_VALUE, _W_KEY, _W_JOIN = range(3)
-
-_SPACE: Final = re.compile(r"[ \t\f\r\n]*")
 _IDENT: Final = re.compile(r"\w*")
 _DOTTED: Final = re.compile(r"[\w.]*")
 _NUMBER_CHARS: Final = re.compile(r"[\w.]*")
@@ -101,23 +104,7 @@ _PY_NUMBER: Final = re.compile(
     rf"|(?:{_DIGIT_PART}(?:\.(?:{_DIGIT_PART})?)?|\.{_DIGIT_PART})(?:[eE][+-]?{_DIGIT_PART})?)"
 )
 _SKIP_STOPS: Final = re.compile(r"[()\[\]{},\n<]")
-_SPECIALS: Final = {
-    (quote, triple): re.compile("[\\\\" + quote + ("" if triple else "\n") + "]")
-    for quote in "'\""
-    for triple in (False, True)
-}
 _DIGITS: Final = frozenset("0123456789")
-_OCTAL: Final = frozenset("01234567")
-_HEX: Final = frozenset("0123456789abcdefABCDEF")
-_HEX_DIGITS: Final = {"x": 2, "u": 4, "U": 8}
-_SIMPLE_ESCAPES: Final = dict(  # a backslash before a newline joins the lines
-    zip(
-        "\n\\'\"abfnrtv",
-        ("", "\\", "'", '"', "\a", "\b", "\f", "\n", "\r", "\t", "\v"),
-        strict=True,
-    )
-)
-_MAX_CHAR_NAME: Final = 100
 _CLOSERS: Final = {"[": "]", "(": ")", "{": "}"}
 _PYTHON_NAMES: Final = {"None": "null", "True": "true", "False": "false"}
 _JSON_NAMES: Final = {"null": "null", "true": "true", "false": "false"}
@@ -133,12 +120,6 @@ _OTHER_PREFIXES: Final = {
 }
 
 
-def _spaces(text: str, pos: int) -> int:
-    """The index after the whitespace at ``text[pos]``."""
-    found = _SPACE.match(text, pos)
-    return found.end() if found is not None else pos
-
-
 class _Frame:
     """An open list (``[``), tuple or parenthesis (``(``) or dict (``{``) in a value."""
 
@@ -151,7 +132,7 @@ class _Frame:
         self.key = False  # a dict: the last thing begun is a key (its ':' comes next)
 
 
-class PythonicBody:
+class PythonicBody(PythonStrings):
     """Grammar ``pythonic``: a Python list of calls (see the module docstring).
 
     Options: ``"brackets"`` (default ``true``: a list without ``[ ]`` is variant
@@ -181,12 +162,12 @@ class PythonicBody:
         self._name = ""
         self._token = ""  # a name, keyword, word or number being read
         self._token_at = 0
-        self._word_ctx = _W_VALUE
+        self._word_ctx = W_VALUE
         self._close_ok = False  # the value state may meet its container's closer
         self._quote = "'"
         self._raw = False
         self._qrun = 0  # quotes read that may close a triple-quoted string
-        self._special = _SPECIALS["'", False]
+        self._special = SPECIALS["'", False]
         self._esc = ""  # an escape being read: its kind and digits
         self._esc_at = 0
         self._skip_depth = 0  # the brackets a failed call left open
@@ -271,7 +252,7 @@ class PythonicBody:
     # -- the list ------------------------------------------------------------------------
 
     def _open(self, text: str, pos: int) -> int:
-        if (pos := _spaces(text, pos)) == len(text):
+        if (pos := spaces(text, pos)) == len(text):
             return pos
         c = text[pos]
         if c == "[":
@@ -289,7 +270,7 @@ class PythonicBody:
 
     def _item(self, text: str, pos: int) -> int:
         """After ``[`` or a ``,`` between calls: a call, or the list's end."""
-        if (pos := _spaces(text, pos)) == len(text):
+        if (pos := spaces(text, pos)) == len(text):
             return pos
         c = text[pos]
         if c == "]" and self._bracketed:
@@ -306,7 +287,7 @@ class PythonicBody:
 
     def _after_item(self, text: str, pos: int) -> int:
         """After a call: ``,``, the list's end, or (tolerated) the next call."""
-        if (pos := _spaces(text, pos)) == len(text):
+        if (pos := spaces(text, pos)) == len(text):
             return pos
         c = text[pos]
         if c == ",":
@@ -343,7 +324,7 @@ class PythonicBody:
         return end
 
     def _paren(self, text: str, pos: int) -> int:
-        if (pos := _spaces(text, pos)) == len(text):
+        if (pos := spaces(text, pos)) == len(text):
             return pos
         if text[pos] != "(":
             return self._fail("a name that is not called", self._base + pos, "'('", pos, True)
@@ -365,7 +346,7 @@ class PythonicBody:
 
     def _arg(self, text: str, pos: int) -> int:
         """After ``(`` or a ``,`` between arguments: a keyword, or the call's end."""
-        if (pos := _spaces(text, pos)) == len(text):
+        if (pos := spaces(text, pos)) == len(text):
             return pos
         c = text[pos]
         if c == ")":
@@ -383,7 +364,7 @@ class PythonicBody:
         return end
 
     def _eq(self, text: str, pos: int) -> int:
-        if (pos := _spaces(text, pos)) == len(text):
+        if (pos := spaces(text, pos)) == len(text):
             return pos
         if text[pos] != "=":
             return self._fail("a positional argument", self._token_at, "key=value", pos)
@@ -418,7 +399,7 @@ class PythonicBody:
                 frame.count += 1
 
     def _value(self, text: str, pos: int) -> int:
-        if (pos := _spaces(text, pos)) == len(text):
+        if (pos := spaces(text, pos)) == len(text):
             return pos
         c = text[pos]
         if self._close_ok and c == _CLOSERS[self._frames[-1].kind]:
@@ -433,7 +414,7 @@ class PythonicBody:
             return pos + 1
         if c.isidentifier():
             self._begin_token(pos, self._word)
-            self._word_ctx = _W_VALUE
+            self._word_ctx = W_VALUE
             return pos
         if c in "[({":
             return self._open_container(c, pos)
@@ -482,7 +463,7 @@ class PythonicBody:
 
     def _key(self, text: str, pos: int) -> int:
         """In a dict, after ``{`` or ``,``: a string key, or the dict's end."""
-        if (pos := _spaces(text, pos)) == len(text):
+        if (pos := spaces(text, pos)) == len(text):
             return pos
         c = text[pos]
         if c == "}" and self._close_ok:
@@ -492,7 +473,7 @@ class PythonicBody:
             return self._open_string(text, pos, raw=False, join=False)
         if c.isidentifier():
             self._begin_token(pos, self._word)
-            self._word_ctx = _W_KEY
+            self._word_ctx = W_KEY
             return pos
         return self._fault("a dict key that is not a string", pos, "a string key")
 
@@ -504,7 +485,7 @@ class PythonicBody:
         frame.key = True
 
     def _after_value(self, text: str, pos: int) -> int:
-        if (pos := _spaces(text, pos)) == len(text):
+        if (pos := spaces(text, pos)) == len(text):
             return pos
         c = text[pos]
         if not self._frames:
@@ -561,15 +542,15 @@ class PythonicBody:
             prefix = word.lower()
             raw = _TEXT_PREFIXES.get(prefix)
             if raw is not None:
-                if ctx == _W_KEY:
+                if ctx == W_KEY:
                     self._begin_key()
-                return self._open_string(text, pos, raw=raw, join=ctx == _W_JOIN)
+                return self._open_string(text, pos, raw=raw, join=ctx == W_JOIN)
             kind = _OTHER_PREFIXES.get(prefix)
             if kind is not None:
                 return self._fail(f"{kind} literal is not JSON", self._token_at, "a str", pos)
-        if ctx == _W_JOIN:
+        if ctx == W_JOIN:
             return self._fail("a name after a string", self._token_at, "',' or a closer", pos)
-        if ctx == _W_KEY:
+        if ctx == W_KEY:
             return self._fail("a dict key that is not a string", self._token_at, "a key", pos)
         literal = _PYTHON_NAMES.get(word)
         if literal is None:
@@ -584,7 +565,7 @@ class PythonicBody:
         return pos
 
     def _sign(self, text: str, pos: int) -> int:
-        if (pos := _spaces(text, pos)) == len(text):
+        if (pos := spaces(text, pos)) == len(text):
             return pos
         if text[pos] in _DIGITS or text[pos] == ".":
             self._mode = self._number
@@ -617,156 +598,6 @@ class PythonicBody:
         self._emit(value)
         self._mode = self._after_value
         return end
-
-    # -- strings -------------------------------------------------------------------------
-
-    def _open_string(self, text: str, pos: int, *, raw: bool, join: bool) -> int:
-        """A string literal's first quote at ``text[pos]`` (``join``: it continues the
-        string before it, ``'a' 'b'``)."""
-        if not join:
-            self._begin_value()
-            self._emit('"')
-        self._quote = text[pos]
-        self._raw = raw
-        self._qrun = 0
-        self._mode = self._q1
-        return pos + 1
-
-    def _q1(self, text: str, pos: int) -> int:
-        if text[pos] == self._quote:
-            self._mode = self._q2
-            return pos + 1
-        self._open_body(triple=False)
-        return pos
-
-    def _q2(self, text: str, pos: int) -> int:
-        if text[pos] == self._quote:
-            self._open_body(triple=True)
-            return pos + 1
-        self._mode = self._after_str  # '' or "": an empty string
-        return pos
-
-    def _open_body(self, triple: bool) -> None:
-        self._special = _SPECIALS[self._quote, triple]
-        self._qrun = -1 if not triple else 0  # -1: a one-line string
-        self._mode = self._str
-
-    def _str(self, text: str, pos: int) -> int:
-        if self._qrun > 0:  # quotes that may close a triple-quoted string
-            if text[pos] == self._quote:
-                self._qrun += 1
-                if self._qrun == 3:
-                    self._mode = self._after_str
-                return pos + 1
-            self._emit(json_string(self._quote * self._qrun))
-            self._qrun = 0
-        found = self._special.search(text, pos)
-        end = found.start() if found is not None else len(text)
-        if end > pos:
-            self._emit(json_string(text[pos:end]))
-        if found is None:
-            return end
-        c = text[end]
-        if c == "\\":
-            self._esc = ""
-            self._esc_at = self._base + end
-            self._mode = self._escape
-        elif c == "\n":
-            return self._fault("an unterminated string", end, f"the closing {self._quote}")
-        elif self._qrun < 0:
-            self._mode = self._after_str
-        else:
-            self._qrun = 1
-        return end + 1
-
-    def _after_str(self, text: str, pos: int) -> int:
-        """After a string's closing quote: another literal joins it, else it ends."""
-        if (pos := _spaces(text, pos)) == len(text):
-            return pos
-        c = text[pos]
-        if c in "'\"":
-            return self._open_string(text, pos, raw=False, join=True)
-        if c.isidentifier():
-            self._begin_token(pos, self._word)
-            self._word_ctx = _W_JOIN
-            return pos
-        self._emit('"')
-        self._mode = self._after_value
-        return pos
-
-    def _escaped(self, char: str) -> None:
-        if char:
-            self._emit(json_string(char))
-        self._esc = ""
-        self._mode = self._str
-
-    def _escape(self, text: str, pos: int) -> int:
-        """After a backslash in a string (``self._esc``: the escape read so far)."""
-        c = text[pos]
-        if self._raw:  # in a raw string a backslash stays, and shields the next character
-            self._escaped("\\" + c)
-            return pos + 1
-        kind = self._esc
-        if not kind:
-            simple = _SIMPLE_ESCAPES.get(c)
-            if simple is not None:
-                self._escaped(simple)
-            elif c in _OCTAL:
-                self._esc = "o" + c
-            elif c in "xuUN":
-                self._esc = c
-            else:  # an unknown escape keeps its backslash, as in Python
-                self._escaped("\\" + c)
-            return pos + 1
-        if kind[0] == "o":
-            return self._octal(c, pos)
-        if kind[0] == "N":
-            return self._char_name(c, pos)
-        return self._hex(c, pos)
-
-    def _octal(self, c: str, pos: int) -> int:
-        if c in _OCTAL and len(self._esc) < 4:
-            self._esc += c
-            if len(self._esc) < 4:
-                return pos + 1
-            pos += 1
-        self._escaped(chr(int(self._esc[1:], 8)))
-        return pos
-
-    def _hex(self, c: str, pos: int) -> int:
-        kind = self._esc[0]
-        need = _HEX_DIGITS[kind]
-        if c not in _HEX:
-            return self._fail(
-                f"a truncated \\{kind} escape", self._esc_at, f"{need} hex digits", pos
-            )
-        self._esc += c
-        if len(self._esc) <= need:
-            return pos + 1
-        code = int(self._esc[1:], 16)
-        if code > 0x10FFFF:
-            return self._fail("an illegal Unicode character", self._esc_at, "≤ \\U0010ffff", pos)
-        self._escaped(chr(code))
-        return pos + 1
-
-    def _char_name(self, c: str, pos: int) -> int:
-        esc = self._esc
-        if len(esc) == 1:
-            if c != "{":
-                return self._fail("a malformed \\N escape", self._esc_at, "'{'", pos)
-            self._esc = "N{"
-            return pos + 1
-        if c != "}":
-            if len(esc) > _MAX_CHAR_NAME or c == "\n":
-                return self._fail("a malformed \\N escape", self._esc_at, "'}'", pos)
-            self._esc += c
-            return pos + 1
-        try:
-            char = unicodedata.lookup(esc[2:])
-        except KeyError:
-            return self._fail("an unknown Unicode character name", self._esc_at, "a name", pos + 1)
-        self._escaped(char)
-        return pos + 1
 
     # -- after an error ------------------------------------------------------------------
 
