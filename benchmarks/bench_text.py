@@ -8,7 +8,8 @@ file) fed as ``str`` chunks of one character and of one "token" (4 characters):
 * ``floor``: append each chunk to a list; at the end join, find the markers with ``str.find``,
   decode each call once (``json.loads``; the XML-ish formats: their values cut out with
   ``str.find``; pythonic: one ``ast.parse``);
-* ``toolstitch``: ``list(toolstitch.stitch(chunks, text_format=NAME))``, every event consumed,
+* ``toolstitch``: ``deque(toolstitch.stitch(chunks, text_format=NAME), maxlen=0)``, every
+  event consumed (taken and dropped, as a consumer does),
   on the path users get by default (the C extension when it is built);
 * ``peer`` (hermes only): the method of vLLM's hermes parser and of SGLang's detectors,
   re-implemented here: on every delta, append it to the accumulated text, find the call region,
@@ -46,6 +47,7 @@ import math
 import random
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -403,9 +405,14 @@ def registered() -> list[str]:
     return list(formats) if formats else ["hermes"]
 
 
-def toolstitch_events(name: str, chunks: list[str]) -> list[object]:
-    """The timed path: every event of ``stitch(chunks, text_format=name)``."""
-    return list(toolstitch.stitch(chunks, text_format=name))
+def toolstitch_events(name: str, chunks: list[str]) -> int:
+    """The timed path: every event of ``stitch(chunks, text_format=name)``, each taken and
+    dropped as a consumer does. Not kept: a list of a million events would time Python's
+    garbage collector walking it (4 MB of hermes arguments in 4-character pieces: 0.99 µs a
+    piece kept, 0.58 µs dropped, 0.61 µs at 64 KB either way). The calls read."""
+    run = toolstitch.stitch(chunks, text_format=name)
+    deque(run, maxlen=0)
+    return len(run.result.calls)
 
 
 def toolstitch_calls(name: str, chunks: list[str]) -> tuple[list[Call], str]:
