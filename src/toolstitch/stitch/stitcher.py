@@ -1067,6 +1067,14 @@ def _sync_chunks(source: object) -> Iterator[object]:
     )
 
 
+def _pieces(source: object) -> Iterator[object]:
+    """The pieces of a sync source: a list or tuple by its own iterator (nothing to enter or
+    release, and no generator resumed per piece), anything else by ``_sync_chunks``."""
+    if isinstance(source, (list, tuple)) and type(source) in (list, tuple):
+        return iter(source)
+    return _sync_chunks(source)
+
+
 async def _managed_chunks(manager: Any) -> AsyncIterator[object]:
     """The pieces of an async stream manager (``AsyncChatCompletionStreamManager``,
     ``AsyncMessageStreamManager``), entered here and exited when the stream ends, or when
@@ -1154,7 +1162,7 @@ class Stitch(_Run, Iterator[Event]):
                 raise StopIteration
             chunks = self._chunks
             if chunks is None:
-                chunks = self._chunks = _sync_chunks(self._source)
+                chunks = self._chunks = _pieces(self._source)
             try:
                 item = next(chunks)
             except StopIteration:
