@@ -11,9 +11,10 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from strategies import PROPERTY_SETTINGS
 from toolstitch import (
     ArgumentsDelta,
     ArgumentsValue,
@@ -23,9 +24,11 @@ from toolstitch import (
     CallWarning,
     Delta,
     Event,
+    Limits,
     SchemaViolation,
     UnknownTool,
 )
+from toolstitch.testing import PythonAssembler
 
 WEATHER = {
     "type": "object",
@@ -201,3 +204,103 @@ def test_bad_options_are_refused() -> None:
         Assembler(tools=TOOLS, on_schema_violation="ignore")
     with pytest.raises(TypeError):
         Assembler(tools=TOOLS, watch_strings={"write_file": "/content"})
+
+
+# -- the first fault wins, by position, whatever the cut (fuzz/README.md, bug 15) ---------------
+
+#: Values of the wrong kind for ``WEATHER``: refused by their first character.
+_REFUSED = {
+    "city": ["12", "[1]", "true", "null", '{"a": 1}'],
+    "days": ['"3"', "[3]", "false", "{}"],
+    "unit": ["1", '["C"]', "true", "{}"],
+}
+_VALID = {"city": ['"Oslo"', '"a\\"b"'], "days": ["3", "7"], "unit": ['"C"', '"F"']}
+#: Characters that are a JSON fault wherever they stand, in a string too.
+_FAULTS = ("\x00", "\x01", "\x0b", "\x1f")
+
+
+@st.composite
+def violation_and_fault(draw: st.DrawFn) -> tuple[str, str, int]:
+    """Arguments with a schema violation and a JSON fault before or after it, and the discard
+    they must give: ``(text, code, offset)``, the code and offset of the first of the two."""
+    keys = draw(st.permutations(["city", "days", "unit"]))[: draw(st.integers(1, 3))]
+    refused = draw(st.sampled_from(keys))
+    members: list[str] = []
+    start = 0
+    for key in keys:
+        head = f'"{key}": '
+        if key == refused:
+            start = len("{" + "".join(m + ", " for m in members) + head)
+        members.append(head + draw(st.sampled_from((_REFUSED if key == refused else _VALID)[key])))
+    text = "{" + ", ".join(members) + "}"
+    at = draw(st.integers(0, len(text)))
+    text = text[:at] + draw(st.sampled_from(_FAULTS)) + text[at:]
+    return (text, "malformed-arguments", at) if at <= start else (text, "schema-violation", start)
+
+
+def _discards_for_every_cut(
+    text: str, limits: Limits | None = None, name: str = "get_weather"
+) -> set[tuple[Any, ...]]:
+    """The discards (code, offset) of ``text`` cut into 1 to 3 fragments in every way, with the
+    native assembler (when the extension is active) and the pure-Python one."""
+    seen: set[tuple[Any, ...]] = set()
+    for make in dict.fromkeys((Assembler, PythonAssembler)):  # one when pure Python is active
+        for i, j in itertools.combinations_with_replacement(range(len(text) + 1), 2):
+            fragments = [f for f in (text[:i], text[i:j], text[j:]) if f]
+            trace = _run(make(tools=TOOLS, limits=limits), name, fragments)
+            seen.add(
+                tuple(
+                    (e.error.code, getattr(e.error, "offset", None))
+                    for events in trace
+                    for e in events
+                    if isinstance(e, CallDiscarded)
+                )
+            )
+    return seen
+
+
+@settings(PROPERTY_SETTINGS, max_examples=25)
+@given(violation_and_fault())
+@example(('{"city":["":', "schema-violation", 8))  # bug 15: an array where a string must be
+@example(('{"city": 1 2}', "schema-violation", 9))
+@example(('{"city": [1 "a"]}', "schema-violation", 9))
+@example(('{"days": "3\\q"}', "schema-violation", 9))
+@example(('{"unit": tx}', "schema-violation", 9))
+@example(('{"city" 1, "days": [3]}', "malformed-arguments", 8))
+@example(('{"days": 3x, "city": [', "malformed-arguments", 10))
+def test_a_violation_and_a_json_fault_give_the_first_of_them_whatever_the_cut(
+    case: tuple[str, str, int],
+) -> None:
+    text, code, offset = case
+    assert _discards_for_every_cut(text) == {((code, offset),)}
+
+
+@pytest.mark.parametrize(
+    ("text", "limits", "discard"),
+    [
+        # A limit is a fault too: the first one by position wins, a violation included.
+        ('{"city": [[[1]]]}', Limits(max_depth=2), ("schema-violation", 9)),
+        ('{"days": 3, "city": 123}', Limits(max_number_digits=2), ("schema-violation", 20)),
+        ('{"days": 3 12}', Limits(max_number_digits=1), ("malformed-arguments", 11)),
+        ('{"days": 3 12, "city": 1}', Limits(max_number_digits=1), ("malformed-arguments", 11)),
+    ],
+)
+def test_the_first_fault_wins_with_limits(
+    text: str, limits: Limits | None, discard: tuple[str, int]
+) -> None:
+    assert _discards_for_every_cut(text, limits) == {(discard,)}
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "discard"),
+    [
+        ("get_weather", '{"city": 1}}', ("schema-violation", 9)),
+        # The final check's violation (``pattern`` is not streamed), placed in the object: in
+        # the text with what followed it, placing it raised IndexError out of ``feed``.
+        ("write_file", '{"path": "A.TXT"}}', ("schema-violation", 9)),
+    ],
+)
+def test_a_violation_followed_by_text_after_the_object(
+    name: str, text: str, discard: tuple[str, int]
+) -> None:
+    assert _discards_for_every_cut(text, name=name) == {(discard,)}

@@ -392,11 +392,9 @@ def test_bug14_a_json_body_until_marker_cut_across_pieces(
         assert _text_outcome([text[:cut], text[cut:]], fmt) == whole, cut
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug 15: a schema violation followed by a JSON fault in the same fragment is "
-    "discarded as malformed-arguments; in two fragments, as schema-violation (the core)",
-)
+# Bug 15 (fixed): a schema violation followed by a JSON fault in the same fragment was discarded
+# as malformed-arguments (the tokenizer dropped the fragment's events, so the schema check never
+# saw the violation); in two fragments, as schema-violation. The first fault by position wins.
 def test_bug15_the_discard_code_does_not_depend_on_the_fragments() -> None:
     tools = [
         {
@@ -414,8 +412,14 @@ def test_bug15_the_discard_code_does_not_depend_on_the_fragments() -> None:
         for fragment in fragments[1:]:
             events += asm.feed(Delta(index=0, arguments=fragment))
         events += asm.finish("stop")
-        codes.append([e.error.code for e in events if isinstance(e, CallDiscarded)])
-    assert codes[0] == codes[1]  # ['malformed-arguments'] != ['schema-violation']
+        codes.append(
+            [
+                (e.error.code, getattr(e.error, "offset", None))
+                for e in events
+                if isinstance(e, CallDiscarded)
+            ]
+        )
+    assert codes[0] == codes[1] == [("schema-violation", 8)]  # at the '[' (was malformed, 11)
 
 
 # Bug 16 (fixed): after a fault, a JSON body read in one piece went back to an until marker it
@@ -485,3 +489,24 @@ def test_bug19_arguments_not_copied_from_the_text_are_never_placed_in_it() -> No
     assert whole[3] == [("malformed-arguments", 0)]  # offset 0 of the arguments "x{}"
     for cut in range(len(text) + 1):
         assert _text_outcome([text[:cut], text[cut:]], "hermes") == whole, cut
+
+
+# Bug 20 (fixed): a position in text held from earlier pieces got the line of the current
+# piece's start: wrong when a line break lay between (lead whitespace with line breaks before a
+# header; a pythonic name decided on after a line break). The reader now keeps where the lines
+# start back to the oldest position it may still place a fault at.
+@pytest.mark.parametrize(
+    ("fmt", "text", "where"),
+    [
+        ("mistral", "[TOOL_CALLS]\n\n a b{}", ("malformed-call", 12, 1, 13)),
+        ("pythonic", '[calc(json\n{"city": "SF"})]', ("malformed-arguments", 6, 1, 7)),
+    ],
+)
+def test_bug20_a_fault_in_held_text_keeps_its_line(
+    fmt: str, text: str, where: tuple[str, int, int, int]
+) -> None:
+    for chunks in [list(text)] + [[text[:cut], text[cut:]] for cut in range(len(text) + 1)]:
+        (discarded,) = stitch(chunks, text_format=fmt).collect().discarded
+        error = discarded.error
+        assert isinstance(error, MalformedArguments)  # MalformedCall is one
+        assert (error.code, error.offset, error.line, error.column) == where, chunks

@@ -46,7 +46,7 @@ from toolstitch.core.machine import (
     on_first_id,
 )
 from toolstitch.core.record import CallRecord
-from toolstitch.json.diagnose import diagnose
+from toolstitch.json.diagnose import Diagnosis, diagnose
 from toolstitch.json.lexicon import (
     WHITESPACE,
     join_surrogates,
@@ -64,6 +64,7 @@ from toolstitch.json.tokenizer import (
     NumberOutOfRange,
     Tokenizer,
     make_tokenizer,
+    replay,
 )
 from toolstitch.schema.checks import MAX_WARNINGS, CallChecks, ToolChecks
 from toolstitch.vocab._quick import one_field
@@ -830,17 +831,53 @@ class _AssemblerBody:
             self._mark_closed(call, fragment)
 
     def _rejected(self, call: _Call, fragment: str, exc: Exception, events: list[Event]) -> None:
-        """The tokenizer refused ``fragment`` (already added to the call's text)."""
-        if isinstance(exc, InvalidFragment):
-            self._malformed(call, fragment, events)
-        elif isinstance(exc, DepthExceeded):
-            self._too_deep(call, events)
-        elif isinstance(exc, DigitsExceeded):
-            self._limit(
-                call, "max_number_digits", self._limits.max_number_digits, events, offset=exc.offset
-            )
-        else:
+        """The tokenizer refused ``fragment`` (already added to the call's text).
+
+        The first fault in the text wins, by position, however the text was cut. The call's
+        listener (its schema checks) first hears the fragment up to the first fault (the
+        tokenizer dropped it whole), so a violation before the fault is reported as when a
+        cut falls between the two; then the first of the faults the tokenizer checks."""
+        if isinstance(exc, NumberOutOfRange):
+            # Decimal's own bound on exponents; the text is valid up to the number's end.
             self._limit(call, "number_exponent", 10**18, events)
+            return
+        found = diagnose(call.text(), self._limits.max_depth)
+        digits = exc.offset if isinstance(exc, DigitsExceeded) else None
+        stop = _fault_free(digits, found)
+        self._hear_before_fault(call, fragment, stop)
+        checks = call.checks
+        if checks is not None and checks.violations and not _closes_before_fault(found):
+            # (When the object closed before the fault, the close applies the checks.)
+            self._apply_checks(call, checks, events, end=stop, values=False)
+            if call.state is _DISCARDED:
+                return
+        if digits is not None and digits == stop:
+            limit = self._limits.max_number_digits
+            self._limit(call, "max_number_digits", limit, events, offset=digits)
+        else:
+            self._malformed(call, fragment, found, events)
+
+    def _hear_before_fault(self, call: _Call, fragment: str, stop: int | None) -> None:
+        """The call's listener hears ``fragment`` up to ``stop`` in the call's text, where the
+        text before the fault ends (``None``: nothing to hear)."""
+        start = call.length - len(fragment)
+        if stop is None or stop <= start:
+            return
+        listener: JSONEventListener | None = None
+        if call.checks is not None:
+            listener = call.checks.listen
+        elif self._json_listener is not None:
+            listener = _bind_listener(self._json_listener, call.index)
+        if listener is not None:
+            limits = self._limits
+            replay(
+                call.text(),
+                start,
+                stop,
+                listener,
+                max_depth=limits.max_depth,
+                max_number_digits=limits.max_number_digits,
+            )
 
     def _mark_closed(self, call: _Call, fragment: str) -> None:
         """``fragment``, just accepted, closed the arguments object."""
@@ -934,32 +971,46 @@ class _AssemblerBody:
         for violation in tools.final(call.name, parsed):
             if (violation.path, violation.keyword) in already:
                 continue
-            error = self._schema_error(call, violation)
+            error = self._schema_error(call, violation, call.ready_length)
             if tools.policy == "discard":
                 self._discard(call, error, events)
                 return False
             self._schema_warning(call, error, events)
         return True
 
-    def _apply_checks(self, call: _Call, checks: CallChecks, events: list[Event]) -> None:
-        """Turn what the call's checks collected during this fragment into events."""
+    def _apply_checks(
+        self,
+        call: _Call,
+        checks: CallChecks,
+        events: list[Event],
+        *,
+        end: int | None = None,
+        values: bool = True,
+    ) -> None:
+        """Turn what the call's checks collected during this fragment into events.
+
+        ``end``: where the text they heard ends, when the call's text goes on (a fault, or
+        text after the object); the violations are located before it, as they are when the
+        fragment ends there. Without ``values`` only the violations count (the fragment is
+        refused: its values are not news)."""
         violations, updates = checks.take()
         index = call.index
-        for path, value, done in updates:
+        for path, value, done in updates if values else ():
             events.append(ArgumentsValue(index=index, path=path, value=value, done=done))
         assert self._tools is not None
         for violation in violations:
             checks.reported.append(violation)
-            error = self._schema_error(call, violation)
+            error = self._schema_error(call, violation, end)
             if self._tools.policy == "discard":
                 self._discard(call, error, events)
                 return
             self._schema_warning(call, error, events)
 
-    def _schema_error(self, call: _Call, violation: Any) -> SchemaViolation:
+    def _schema_error(self, call: _Call, violation: Any, end: int | None = None) -> SchemaViolation:
         from toolstitch.json.pointer import locate_pointer
 
-        offset = locate_pointer(call.text(), violation.path, key=violation.at_key)
+        text = call.text() if end is None else call.text()[:end]
+        offset = locate_pointer(text, violation.path, key=violation.at_key)
         where = "" if offset is None else f" (offset {offset})"
         return SchemaViolation(
             f"{violation.path or '/'}: {violation.message}{where}",
@@ -1036,9 +1087,8 @@ class _AssemblerBody:
         )
         self._discard(call, error, events)
 
-    def _malformed(self, call: _Call, fragment: str, events: list[Event]) -> None:
+    def _malformed(self, call: _Call, fragment: str, found: Diagnosis, events: list[Event]) -> None:
         text = call.text()
-        found = diagnose(text, self._limits.max_depth)
         if found.too_deep is not None:
             # The same fragment nested too deep before it went wrong: the limit came first.
             self._limit(
@@ -1046,11 +1096,17 @@ class _AssemblerBody:
             )
             return
         if found.offset is not None and found.end is not None:
-            # The object closed earlier in this very fragment and text follows it.
+            # The object closed earlier in this very fragment and text follows it: as if
+            # the fragment had ended with the object (the checks first, as there).
+            events.append(ArgumentsDelta(index=call.index, fragment=fragment))
+            checks = call.checks
+            if checks is not None and checks.pending:
+                self._apply_checks(call, checks, events, end=found.end)
+                if call.state is _DISCARDED:
+                    return
             call.closed = True
             call.ready_length = found.end
             call.trailing_offset = found.offset
-            events.append(ArgumentsDelta(index=call.index, fragment=fragment))
             return
         offset = len(text) - 1 if found.offset is None else found.offset
         expected = found.expected or "valid JSON"
@@ -1066,10 +1122,6 @@ class _AssemblerBody:
             expected=expected,
         )
         self._discard(call, error, events)
-
-    def _too_deep(self, call: _Call, events: list[Event]) -> None:
-        found = diagnose(call.text(), self._limits.max_depth)
-        self._limit(call, "max_depth", self._limits.max_depth + 1, events, offset=found.too_deep)
 
     def _trailing(self, call: _Call, offset: int, events: list[Event]) -> None:
         call.trailing_warned = True
@@ -1164,6 +1216,19 @@ _CUT_BY: dict[Ending, str] = {
     Ending.CANCELLED: "the stream was cancelled",
     Ending.ABANDONED: "the stream stopped without a finish reason",
 }
+
+
+def _fault_free(digits: int | None, found: Diagnosis) -> int | None:
+    """Where the text before its first fault ends: a run of ``digits`` past the limit, or
+    what ``found`` (the text's diagnosis) found; ``None`` if nothing was found."""
+    faults = (digits, found.too_deep, found.end if _closes_before_fault(found) else found.offset)
+    return min((at for at in faults if at is not None), default=None)
+
+
+def _closes_before_fault(found: Diagnosis) -> bool:
+    """Whether the object closed before the fault, and text follows it (not nested too deep
+    before it closed: that limit came first)."""
+    return found.too_deep is None and found.offset is not None and found.end is not None
 
 
 def _never_arrived(ending: Ending) -> TruncatedArguments:

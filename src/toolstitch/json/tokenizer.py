@@ -69,6 +69,7 @@ __all__ = [
     "NumberOutOfRange",
     "Tokenizer",
     "make_tokenizer",
+    "replay",
 ]
 
 #: The ijson backend in use. ``yajl2_c`` is expected; where ijson could not build its C
@@ -699,6 +700,38 @@ class ArgumentsTokenizer:
             self._digit_run = end - begin - len(kept) + (run if not kept else 0)
         else:
             self._digit_run = 0
+
+
+def replay(
+    text: str,
+    start: int,
+    stop: int,
+    listener: JSONEventListener,
+    *,
+    max_depth: int,
+    max_number_digits: int,
+) -> None:
+    """Hand ``listener`` the events of ``text[start:stop]`` that a tokenizer fed ``text[:start]``
+    gives when fed it next: what the fragment that starts at ``start`` would have given, cut
+    at ``stop``. For the error path: a tokenizer drops the events of a fragment it refuses,
+    so its listener hears the text before the fault (a valid prefix) only from here."""
+    heard: list[JSONEventListener] = []  # empty while ``text[:start]``, heard before, goes by
+
+    def forward(batch: JSONEventBatch) -> None:
+        if heard:
+            heard[0](batch)
+
+    tokenizer = ArgumentsTokenizer(
+        max_depth=max_depth, max_number_digits=max_number_digits, listener=forward
+    )
+    # Nothing to suppress for a valid prefix; a refusal all the same ends the replay there.
+    with contextlib.suppress(InvalidFragment, DepthExceeded, DigitsExceeded, NumberOutOfRange):
+        if start > 0:
+            tokenizer.feed(text[:start])
+        heard.append(listener)
+        if stop > start:
+            tokenizer.feed(text[start:stop])
+    tokenizer.close()
 
 
 # -- the factory: the native scanner or the Python tokenizer -----------------------------------
