@@ -24,7 +24,8 @@ the events of the chunked run:
   rules, as in ``_harness.Ledger``);
 * every tolerated variant reported is one the format declares;
 * a discard's error placed in the text (``MalformedArguments``, ``MalformedCall``) has
-  ``0 <= offset <= len(text)``, line and column >= 1; one placed in the arguments
+  ``0 <= offset <= len(text)`` and the line and column of that offset in the text (or, left
+  in its arguments, not copied from the text, in the arguments); one placed in the arguments
   (``SchemaViolation``, ``LimitExceeded``: "where in the arguments text") has ``0 <= offset
   <= len(arguments)``.
 
@@ -32,22 +33,27 @@ Then the chunking-independence property: the whole text gives the same outcome, 
 same calls (index, id, name, arguments), text and reasoning, the same discards (index, code,
 and the offset, line and column of an error placed in the text), and the same set of warning
 codes.
-
-Open bugs (fuzz/README.md, "Findings") are recognised, so that the run looks past them
-(``_harness.KnownBug``; ``FUZZ_STRICT=1`` makes them findings again): a difference is bug 15
-if only a schema violation stands for malformed arguments.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import sys
 from typing import Any
 
-import atheris
-from _harness import WS, KnownBug, check_ready, known_bug
+import fuzz_native  # noqa: F401  (first: loads the build named by TOOLSTITCH_NATIVE_SO)
 
-with atheris.instrument_imports(include=["toolstitch"]):
+# isort: split
+import atheris
+from _harness import WS, check_ready
+
+# Under the preloaded sanitizer runtime (TOOLSTITCH_NATIVE_SO: the C text lane under ASan and
+# UBSan), instrumenting Python gives no feedback, only cost: the run mutates its seeds instead.
+_SANITIZED = bool(os.environ.get("TOOLSTITCH_NATIVE_SO"))
+
+with contextlib.nullcontext() if _SANITIZED else atheris.instrument_imports(include=["toolstitch"]):
     from toolstitch import (
         ArgumentsDelta,
         CallDiscarded,
@@ -219,12 +225,21 @@ def _live(index: int, started: dict[int, list[str]], ended: set[int], what: str)
     assert index not in ended, f"{what} for call {index}, after its end"
 
 
+def line_column(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and column of ``offset`` in ``text``."""
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
 def check_position(event: CallDiscarded, text: str) -> None:
     error = event.error
     if isinstance(error, _OffsetError):
-        assert 0 <= error.offset <= len(text), f"{error.code} offset {error.offset} past the text"
-        assert error.line >= 1, f"{error.code} line {error.line}"
-        assert error.column >= 1, f"{error.code} column {error.column}"
+        offset = error.offset
+        assert 0 <= offset <= len(text), f"{error.code} offset {offset} past the text"
+        where = (error.line, error.column)
+        # placed in the text, or (arguments not copied from it) a position in the arguments
+        assert where in (line_column(text, offset), line_column(event.arguments, offset)), (
+            f"{error.code} at {offset}: {where}, the text's {line_column(text, offset)}"
+        )
         return
     offset: int | None = getattr(error, "offset", None)
     if offset is not None:
@@ -232,25 +247,6 @@ def check_position(event: CallDiscarded, text: str) -> None:
             f"{error.code} offset {offset} outside its arguments {event.arguments!r}"
         )
     assert str(error)
-
-
-# -- known, reported bugs (fuzz/README.md, "Findings"): recognised, so the run looks past them
-
-
-def unplaced(found: Outcome) -> Outcome:
-    """An outcome where a schema violation and malformed arguments are one (bug 15)."""
-    calls, text, reasoning, discarded, warnings = found
-    assert isinstance(discarded, list)
-    fold = {"schema-violation": "malformed-arguments"}
-    return (calls, text, reasoning, [(d[0], fold.get(d[1], d[1])) for d in discarded], warnings)
-
-
-def known_difference(found: Outcome, whole: Outcome, **options: Any) -> str | None:
-    """The open bug that explains why the chunks gave ``found`` and the whole text ``whole``,
-    if one does: bug 15, a schema violation taken for malformed arguments (tools declared)."""
-    if options.get("tools") and unplaced(found) == unplaced(whole):
-        return "15"
-    return None
 
 
 def run(data: bytes) -> None:
@@ -263,19 +259,11 @@ def run(data: bytes) -> None:
     check_variants(fmt, result)
     whole = stitch([text], text_format=fmt, tools=tools, primed_reasoning=primed).collect()
     found, expected = outcome(result), outcome(whole)
-    if found != expected:
-        bugs = known_difference(found, expected, tools=tools)
-        if bugs is not None:
-            raise KnownBug(bugs)
     assert found == expected, "the outcome depends on the chunking"
 
 
 def TestOneInput(data: bytes) -> None:  # noqa: N802  (atheris' name)
-    try:
-        run(data)
-    except Exception as exc:
-        if known_bug(exc) is None:
-            raise
+    run(data)
 
 
 def main() -> None:
