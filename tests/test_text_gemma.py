@@ -28,6 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolstitch
+from strategies import per_pass
 from text_sink import Event, Recorder, cut, expanded, joined, same
 from toolstitch.text.bodies import BODIES
 from toolstitch.text.bodies.gemma import MAX_DEPTH, VARIANTS
@@ -433,7 +434,7 @@ def calls_written(draw: st.DrawFn) -> tuple[str, str, dict[str, Any]]:
     return name, draw(SPACE) + "call:" + name + draw(written(arguments)), arguments
 
 
-@settings(max_examples=300, deadline=None)
+@per_pass(300, settings(deadline=None))
 @given(calls_written(), st.lists(st.integers(0, 10_000), max_size=6))
 def test_generated_calls_read_back_in_any_chunking(
     call: tuple[str, str, dict[str, Any]], points: list[int]
@@ -449,7 +450,7 @@ def test_generated_calls_read_back_in_any_chunking(
     assert read(list(text + CLOSE)) == whole
 
 
-@settings(max_examples=60, deadline=None)
+@per_pass(60, settings(deadline=None))
 @given(calls_written())
 def test_generated_calls_cut_anywhere_report_nothing_they_take_back(
     call: tuple[str, str, dict[str, Any]],
@@ -457,7 +458,7 @@ def test_generated_calls_cut_anywhere_report_nothing_they_take_back(
     check_cuts(call[1])
 
 
-@settings(max_examples=300, deadline=None)
+@per_pass(300, settings(deadline=None))
 @given(
     st.lists(
         st.sampled_from(

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunks import split
+from strategies import per_pass
 from toolstitch.text.markers import MarkerScanner, MarkerSet
 
 Piece = tuple[str, str]  # ("text", s) or ("marker", m)
@@ -96,7 +97,7 @@ def texts(draw: st.DrawFn) -> tuple[tuple[str, ...], str]:
     return markers, "".join(draw(st.lists(pieces, max_size=12)))
 
 
-@settings(max_examples=300, deadline=None)
+@per_pass(300, settings(deadline=None))
 @given(texts(), st.lists(st.integers(0, 200), max_size=10))
 def test_any_chunking_finds_what_a_whole_reading_finds(
     case: tuple[tuple[str, ...], str], cuts: list[int]
@@ -113,7 +114,7 @@ def test_any_chunking_finds_what_a_whole_reading_finds(
     assert scanned(list(text), compiled) == expected  # one character at a time
 
 
-@settings(max_examples=200, deadline=None)
+@per_pass(200, settings(deadline=None))
 @given(texts())
 def test_what_is_held_back_is_exactly_what_may_still_become_a_marker(
     case: tuple[tuple[str, ...], str],

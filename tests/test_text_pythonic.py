@@ -34,6 +34,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolstitch
+from strategies import per_pass
 from text_sink import Event, Recorder, cut, expanded, joined, same
 from toolstitch.text.bodies import BODIES
 from toolstitch.text.bodies.pythonic import MAX_DEPTH, VARIANTS
@@ -606,7 +607,7 @@ def call_lists(draw: st.DrawFn) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
     return text, expected
 
 
-@settings(max_examples=300, deadline=None)
+@per_pass(300, settings(deadline=None))
 @given(call_lists(), st.lists(st.integers(0, 10_000), max_size=6))
 def test_generated_calls_read_back_as_python_reads_them_in_any_chunking(
     written: tuple[str, list[tuple[str, dict[str, Any]]]], points: list[int]
@@ -624,7 +625,7 @@ def test_generated_calls_read_back_as_python_reads_them_in_any_chunking(
     assert read(list(text + TAIL)) == whole
 
 
-@settings(max_examples=60, deadline=None)
+@per_pass(60, settings(deadline=None))
 @given(call_lists())
 def test_generated_calls_cut_anywhere_report_nothing_they_take_back(
     written: tuple[str, list[tuple[str, dict[str, Any]]]],
@@ -632,7 +633,7 @@ def test_generated_calls_cut_anywhere_report_nothing_they_take_back(
     check_cuts(written[0])
 
 
-@settings(max_examples=300, deadline=None)
+@per_pass(300, settings(deadline=None))
 @given(
     st.lists(
         st.sampled_from(

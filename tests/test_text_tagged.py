@@ -29,6 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolstitch
+from strategies import per_pass
 from text_sink import Event, Recorder, expanded, joined
 from toolstitch.text.bodies import BODIES
 from toolstitch.text.bodies.tagged import VARIANTS, TaggedOptions
@@ -747,7 +748,7 @@ def bodies(draw: st.DrawFn) -> tuple[tuple[str, str], str, list[tuple[str, Any]]
     return body, text, written, typed
 
 
-@settings(max_examples=300, deadline=None)
+@per_pass(300, settings(deadline=None))
 @given(bodies(), st.lists(st.integers(0, 400), max_size=8))
 def test_generated_calls_read_back_in_any_chunking(
     drawn: tuple[tuple[str, str], str, list[tuple[str, Any]], set[str]], cuts: list[int]
@@ -773,7 +774,7 @@ BITS = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@per_pass(300, settings(deadline=None))
 @given(
     st.sampled_from(BODY_STATES),
     st.lists(st.sampled_from(sorted(BITS)), max_size=40).map("".join),
