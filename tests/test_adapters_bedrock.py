@@ -524,6 +524,8 @@ def test_damaged_bodies_are_stream_errors(
         # Whole frames, none of which meant anything yet (a body cut just after its first
         # frame), is a stream nothing was understood of: that StreamDecodeError, no other.
         nothing = not (result.calls or result.text or result.finish_reason or result.usage)
-        assert error is None or isinstance(error, ProviderError) or (
-            nothing and error.code == "stream-decode-error"
+        assert (
+            error is None
+            or isinstance(error, ProviderError)
+            or (nothing and error.code == "stream-decode-error")
         )
