@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -510,3 +511,124 @@ def test_bug20_a_fault_in_held_text_keeps_its_line(
         error = discarded.error
         assert isinstance(error, MalformedArguments)  # MalformedCall is one
         assert (error.code, error.offset, error.line, error.column) == where, chunks
+
+
+# -- bugs 21-24: the core (review of 2026-12-05): the outcome of a call with declared tools must
+# -- not depend on how its arguments are cut into fragments -----------------------------------
+
+
+def _core_outcome(
+    make: type[Assembler], schema: dict[str, Any], fragments: list[str], limits: Limits | None
+) -> list[tuple[str, str, object]]:
+    """Every event about the call but its deltas: (event, code or arguments, offset)."""
+    tools = [{"type": "function", "function": {"name": "f", "parameters": schema}}]
+    asm = make(tools=tools, limits=limits) if limits is not None else make(tools=tools)
+    events = asm.feed(Delta(index=0, id="c1", name="f"))
+    for fragment in fragments:
+        events += asm.feed(Delta(index=0, arguments=fragment))
+    events += asm.finish("tool_calls")
+    outcome: list[tuple[str, str, object]] = []
+    for e in events:
+        if isinstance(e, (CallDiscarded, CallWarning)):
+            outcome.append((type(e).__name__, e.error.code, getattr(e.error, "offset", None)))
+        elif isinstance(e, CallReady):
+            outcome.append(("CallReady", e.call.arguments, None))
+    return outcome
+
+
+def _core_cuts(
+    schema: dict[str, Any], text: str, limits: Limits | None = None
+) -> list[tuple[str, str, object]]:
+    """The whole text's outcome, after checking that every cut into two fragments and the cut
+    into one-character fragments give it too, on the native and the pure-Python assembler."""
+    from toolstitch.testing import PythonAssembler
+
+    whole = _core_outcome(PythonAssembler, schema, [text], limits)
+    cuts = [[text[:cut], text[cut:]] for cut in range(1, len(text))] + [list(text), [text]]
+    for make in dict.fromkeys((Assembler, PythonAssembler)):
+        for fragments in cuts:
+            assert _core_outcome(make, schema, fragments, limits) == whole, (make, fragments)
+    return whole
+
+
+# Bug 21 (fixed, json.pointer.locate_pointer): a complete key that ended the text before its
+# value started was not located: a refused key (``additionalProperties: false``) cut after it
+# (``{"mood"`` + ``:1}``) had offset None, read whole offset 1.
+@pytest.mark.parametrize(
+    ("text", "offset"), [('{"mood":1}', 1), ('{"a": {"mood" : [1]}}', 7), ('{"x": 1, "mood":1}', 9)]
+)
+def test_bug21_a_refused_key_is_placed_when_the_text_ends_after_it(text: str, offset: int) -> None:
+    closed = {"type": "object", "properties": {"x": {}}, "additionalProperties": False}
+    schema = {"type": "object", "properties": {"x": {}, "a": closed}, "additionalProperties": False}
+    assert _core_cuts(schema, text) == [("CallDiscarded", "schema-violation", offset)]
+
+
+# Bug 22 (fixed, the streaming check numbers each key's occurrences and locate_pointer takes
+# the one numbered): with a duplicate key, the violation was placed at the key's last
+# occurrence in the text seen so far - its last one read whole, the violating one when the text
+# was cut after it. The rule: a violation is placed at the value (or key) that violates.
+@pytest.mark.parametrize(
+    ("text", "offset"),
+    [
+        ('{"a":"x","a":1}', 13),  # the second value violates
+        ('{"a":1,"a":"x"}', 5),  # the first value violates
+        ('{"o":{"a":1},"o":{"a":"x"}}', 10),  # in the first of two objects under one key
+        ('{"o":{"a":"x"},"o":{"a":"y","a":[]}}', 32),  # the second "a" of the second "o"
+        ('{"b":1,"b":2}', 1),  # a refused key: its first occurrence
+    ],
+)
+def test_bug22_a_violation_is_placed_at_the_duplicate_that_violates(text: str, offset: int) -> None:
+    inner = {"type": "object", "properties": {"a": {"type": "string"}}}
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "o": inner},
+        "additionalProperties": False,
+    }
+    assert _core_cuts(schema, text) == [("CallDiscarded", "schema-violation", offset)]
+
+
+# Bug 23 (fixed, Assembler._trailing): text after the object in the fragment that closed it
+# gave a trailing-arguments warning after the final check's discard; cut before the text, the
+# discarded call heard nothing more. The rule (the core's, and the fuzz harness's "nothing
+# about a call comes after its end"): a discarded call's text is not read any further, so no
+# warning about it follows its CallDiscarded. (A call that stands still gets its warning.)
+@pytest.mark.parametrize(
+    ("text", "outcome"),
+    [
+        ('{"path":"A"}x', [("CallDiscarded", "schema-violation", 8)]),
+        ('{"path":"A"} {"x"', [("CallDiscarded", "schema-violation", 8)]),
+        (
+            '{"path":"a"}x',
+            [("CallReady", '{"path":"a"}', None), ("CallWarning", "trailing-arguments", 12)],
+        ),
+    ],
+)
+def test_bug23_no_warning_after_a_discard(text: str, outcome: list[object]) -> None:
+    schema = {"type": "object", "properties": {"path": {"type": "string", "pattern": "^[a-z]+$"}}}
+    assert _core_cuts(schema, text) == outcome
+
+
+# Bug 24 (fixed, json.diagnose.diagnose with ``exponents``): a number whose exponent Decimal
+# cannot hold (limit-exceeded, "number_exponent") had no offset, so a violation before it in
+# the same fragment was lost. The fault is placed where the number ends (where the exponent is
+# known out of range; a digit past max_number_digits inside it comes first), and the first
+# fault by position wins, as for the other limits.
+_HUGE = "1e99999999999999999999"
+
+
+@pytest.mark.parametrize(
+    ("text", "limits", "outcome"),
+    [
+        ('{"a":1,"b":' + _HUGE + "}", None, ("schema-violation", 5)),
+        ('{"a":' + _HUGE + "}", None, ("schema-violation", 5)),
+        ('{"b":' + _HUGE + ',"a":1}', None, ("limit-exceeded", 27)),
+        ('{"b":' + _HUGE + "x", None, ("limit-exceeded", 27)),
+        # A digit past max_number_digits in the exponent is a fault before the number's end.
+        ('{"b":' + _HUGE + "}", Limits(max_number_digits=10), ("limit-exceeded", 17)),
+    ],
+)
+def test_bug24_a_number_out_of_range_is_placed_and_the_first_fault_wins(
+    text: str, limits: Limits | None, outcome: tuple[str, int]
+) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}, "b": {}}}
+    assert _core_cuts(schema, text, limits) == [("CallDiscarded", *outcome)]

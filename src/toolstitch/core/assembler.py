@@ -837,11 +837,7 @@ class _AssemblerBody:
         listener (its schema checks) first hears the fragment up to the first fault (the
         tokenizer dropped it whole), so a violation before the fault is reported as when a
         cut falls between the two; then the first of the faults the tokenizer checks."""
-        if isinstance(exc, NumberOutOfRange):
-            # Decimal's own bound on exponents; the text is valid up to the number's end.
-            self._limit(call, "number_exponent", 10**18, events)
-            return
-        found = diagnose(call.text(), self._limits.max_depth)
+        found = diagnose(call.text(), self._limits.max_depth, exponents=True)
         digits = exc.offset if isinstance(exc, DigitsExceeded) else None
         stop = _fault_free(digits, found)
         self._hear_before_fault(call, fragment, stop)
@@ -1010,7 +1006,9 @@ class _AssemblerBody:
         from toolstitch.json.pointer import locate_pointer
 
         text = call.text() if end is None else call.text()[:end]
-        offset = locate_pointer(text, violation.path, key=violation.at_key)
+        offset = locate_pointer(
+            text, violation.path, key=violation.at_key, occurrences=violation.occurrences
+        )
         where = "" if offset is None else f" (offset {offset})"
         return SchemaViolation(
             f"{violation.path or '/'}: {violation.message}{where}",
@@ -1095,6 +1093,9 @@ class _AssemblerBody:
                 call, "max_depth", self._limits.max_depth + 1, events, offset=found.too_deep
             )
             return
+        if found.too_large is not None:  # Decimal's own bound on exponents (NumberOutOfRange)
+            self._limit(call, "number_exponent", 10**18, events, offset=found.too_large)
+            return
         if found.offset is not None and found.end is not None:
             # The object closed earlier in this very fragment and text follows it: as if
             # the fragment had ended with the object (the checks first, as there).
@@ -1126,6 +1127,8 @@ class _AssemblerBody:
     def _trailing(self, call: _Call, offset: int, events: list[Event]) -> None:
         call.trailing_warned = True
         call.trailing_offset = None
+        if call.state is _DISCARDED:
+            return  # its text is read no further after its discard, however it was cut
         text = call.text()
         line, column = locate(text, offset)
         events.append(
@@ -1221,7 +1224,8 @@ _CUT_BY: dict[Ending, str] = {
 def _fault_free(digits: int | None, found: Diagnosis) -> int | None:
     """Where the text before its first fault ends: a run of ``digits`` past the limit, or
     what ``found`` (the text's diagnosis) found; ``None`` if nothing was found."""
-    faults = (digits, found.too_deep, found.end if _closes_before_fault(found) else found.offset)
+    closing = found.end if _closes_before_fault(found) else found.offset
+    faults = (digits, found.too_deep, found.too_large, closing)
     return min((at for at in faults if at is not None), default=None)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Final
 
 from toolstitch.json.lexicon import (
@@ -55,13 +56,17 @@ class Diagnosis:
     ``offset`` is the first non-viable character (``None`` when the whole text is a viable
     prefix of a JSON object text); ``expected`` says what would have been valid there;
     ``end`` is the offset just past the top-level object when it closed; ``too_deep`` is the
-    offset of the first bracket nested deeper than ``max_depth``.
+    offset of the first bracket nested deeper than ``max_depth``; ``too_large`` (looked for
+    with ``exponents=True``) is the offset just past the first number whose exponent Python's
+    ``Decimal`` cannot hold (where the number ends, the exponent is known: a limit, not a
+    fault of the JSON). The pass stops at either, so at most one of them is set.
     """
 
     offset: int | None
     expected: str
     end: int | None
     too_deep: int | None = None
+    too_large: int | None = None
 
 
 # A scanned token: (next offset, error offset or None, what was expected at the error).
@@ -126,14 +131,28 @@ def _scan_scalar(text: str, i: int, c: str) -> _Scan | None:
     return None
 
 
+def _out_of_range(number: str) -> bool:
+    """Whether ``Decimal`` (ijson's type for a number with an exponent) refuses ``number``, a
+    complete JSON number: only an exponent of 18 digits or more can be out of its range."""
+    mark = max(number.find("e"), number.find("E"))
+    if mark < 0 or len(number) - mark < 19:
+        return False
+    try:
+        Decimal(number)
+    except ArithmeticError:
+        return True
+    return False
+
+
 class _Walk:
     """The state of one pass: the text, the open containers, where the object closed."""
 
-    __slots__ = ("end", "max_depth", "stack", "text")
+    __slots__ = ("end", "exponents", "max_depth", "stack", "text")
 
-    def __init__(self, text: str, max_depth: int | None) -> None:
+    def __init__(self, text: str, max_depth: int | None, exponents: bool) -> None:
         self.text = text
         self.max_depth = max_depth
+        self.exponents = exponents
         self.stack: list[str] = []
         self.end: int | None = None
 
@@ -191,8 +210,14 @@ def _value(walk: _Walk, i: int, c: str, expect: str) -> _Step:
     if scanned is None:
         wanted = _EXPECT_VALUE if expect == "value" else _EXPECT_VALUE + " or ']'"
         return Diagnosis(i, wanted, None)
+    start = i
     i, bad, why = scanned
-    return Diagnosis(bad, why, None) if bad is not None else walk.after_value(i)
+    if bad is not None:
+        return Diagnosis(bad, why, None)
+    number = c == "-" or "0" <= c <= "9"
+    if number and walk.exponents and i < len(walk.text) and _out_of_range(walk.text[start:i]):
+        return Diagnosis(None, "", None, too_large=i)
+    return walk.after_value(i)
 
 
 def _comma_or_end(walk: _Walk, i: int, c: str, expect: str) -> _Step:
@@ -217,9 +242,10 @@ _STEPS: Final[dict[str, Callable[[_Walk, int, str, str], _Step]]] = {
 }
 
 
-def diagnose(text: str, max_depth: int | None = None) -> Diagnosis:
-    """Check ``text`` as a prefix of one JSON object text (RFC 8259) and locate trouble."""
-    walk = _Walk(text, max_depth)
+def diagnose(text: str, max_depth: int | None = None, *, exponents: bool = False) -> Diagnosis:
+    """Check ``text`` as a prefix of one JSON object text (RFC 8259) and locate trouble;
+    with ``max_depth`` and ``exponents``, the limits too (``too_deep``, ``too_large``)."""
+    walk = _Walk(text, max_depth, exponents)
     n = len(text)
     expect = "top"
     i = 0

@@ -42,14 +42,30 @@ class _Locator:
 
     ``stack`` holds one entry per open container: ``[is_object, segment, key_start]``;
     ``matched`` counts the leading segments of the current path equal to the target's.
+    ``occurrences`` (when given) numbers, per segment, which of the equal keys of its object
+    is meant; ``seen`` counts them in the open containers of the target's path.
     """
 
-    __slots__ = ("expect_key", "key", "matched", "result", "stack", "target", "text")
+    __slots__ = (
+        "expect_key",
+        "key",
+        "matched",
+        "occurrences",
+        "result",
+        "seen",
+        "stack",
+        "target",
+        "text",
+    )
 
-    def __init__(self, text: str, target: list[str], key: bool) -> None:
+    def __init__(
+        self, text: str, target: list[str], key: bool, occurrences: tuple[int, ...]
+    ) -> None:
         self.text = text
         self.target = target
         self.key = key
+        self.occurrences = occurrences
+        self.seen = [0] * len(target)
         self.stack: list[list[Any]] = []
         self.matched = 0
         self.expect_key = False
@@ -73,6 +89,9 @@ class _Locator:
         base = min(self.matched, depth)
         target = self.target
         found = base == depth and depth < len(target) and target[depth] == segment
+        if found and self.occurrences:
+            self.seen[depth] += 1
+            found = self.seen[depth] == self.occurrences[depth] + 1
         self.matched = base + 1 if found else base
 
     # Each reader takes the offset of its token and returns where to go on (-1: stop).
@@ -90,10 +109,14 @@ class _Locator:
             return -1
         self._set_segment(decode_string_content(match.group()[1:-1]), i)
         self.expect_key = False
+        if self.key and self._at_target():  # the key is placed before its value starts
+            self.result = i
         return match.end()
 
     def _open(self, i: int) -> int:
         self._value_starts(i)
+        if len(self.stack) < len(self.seen):
+            self.seen[len(self.stack)] = 0  # a new container: its keys are counted anew
         if self.text[i] == "{":
             self.stack.append([True, None, None])
             self.expect_key = True
@@ -139,17 +162,23 @@ class _Locator:
         return self.result
 
 
-def locate_pointer(text: str, pointer: str, *, key: bool = False) -> int | None:
+def locate_pointer(
+    text: str, pointer: str, *, key: bool = False, occurrences: tuple[int, ...] = ()
+) -> int | None:
     """Offset in ``text`` where the value at ``pointer`` starts, or its key with ``key=True``.
 
-    ``text`` is an arguments text or a prefix of one. With duplicate keys the last occurrence
-    wins (as in the parsed value). With ``key=True``, a key still open at the end of the text
-    matches when its decoded content so far equals the pointer's last segment (a key refused
-    while still arriving). An array element has no key: ``key=True`` gives its start. ``None``
-    if the text holds no such value (yet). One linear pass, for the error path only.
+    ``text`` is an arguments text or a prefix of one. With duplicate keys, ``occurrences``
+    (one per segment of the pointer, as ``Violation.occurrences`` gives them) says which of
+    the equal keys of each object is meant, 0 the first: so a value is found at the same place
+    in any prefix that holds it. Without it the last occurrence wins (as in the parsed value).
+    With ``key=True``, a complete key matches before its value starts (the text may end
+    there), and a key still open at the end of the text matches when its decoded content so
+    far equals the pointer's last segment (a key refused while still arriving). An array
+    element has no key: ``key=True`` gives its start. ``None`` if the text holds no such value
+    (yet). One linear pass, for the error path only.
     """
     target = pointer_segments(pointer)
     start = len(text) - len(text.lstrip(WHITESPACE))
     if not target:
         return start if start < len(text) else None
-    return _Locator(text, target, key).run(start)
+    return _Locator(text, target, key, occurrences).run(start)

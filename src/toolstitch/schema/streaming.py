@@ -42,7 +42,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Final
 from urllib.parse import unquote
@@ -66,12 +66,19 @@ class Violation:
     offending key (``additionalProperties``): for a key refused while still arriving, the
     pointer ends with the name so far. For ``required``, ``minProperties`` / ``maxProperties``
     and ``minItems`` / ``maxItems`` it is the object's or array's own pointer.
+
+    ``occurrences`` (a streamed violation's) says, per segment of ``path``, which of the
+    equal keys of its object the path goes through (0: the first; 0 for an index): with
+    duplicate keys, the one whose value (or the key itself) violates, not the last one in the
+    text (``json.pointer.locate_pointer``). Empty for the final check's, which checks the
+    parsed value, where the last duplicate wins. Where it is, not what: not compared.
     """
 
     path: str
     keyword: str
     message: str
     at_key: bool = False
+    occurrences: tuple[int, ...] = field(default=(), compare=False)
 
 
 _STREAMED: Final = frozenset(
@@ -541,14 +548,17 @@ def _extra_item_message(allowed: int) -> str:
 
 
 class _Frame:
-    __slots__ = ("child", "count", "is_object", "key", "keys", "nodes", "segment")
+    __slots__ = ("child", "count", "is_object", "key", "keys", "nodes", "occurrence", "segment")
 
-    def __init__(self, nodes: tuple[_Node, ...], is_object: bool, segment: object) -> None:
+    def __init__(
+        self, nodes: tuple[_Node, ...], is_object: bool, segment: object, occurrence: int
+    ) -> None:
         self.nodes = nodes
         self.is_object = is_object
         self.segment = segment  # this container's key or index in its parent (None: root)
+        self.occurrence = occurrence  # which of the parent's keys equal to ``segment`` (0: first)
         self.count = 0  # elements started (arrays)
-        self.keys: set[str] = set()  # distinct keys (objects)
+        self.keys: dict[str, int] = {}  # distinct keys, with how often each came (objects)
         self.key: str = ""  # the latest key (objects)
         self.child: tuple[_Node, ...] = ()  # nodes for the latest key's value
 
@@ -628,6 +638,7 @@ class StreamingSchemaCheck:
             return []
         out: list[Violation] = []
         for event, data in batch:
+            mark = len(out)
             if self._skip:
                 self._skip += _SKIP_STEP.get(event, 0)
             elif event == "string_part":
@@ -651,6 +662,8 @@ class StreamingSchemaCheck:
                 self._scalar = (*self._value_start(data, None, out), data)
             else:
                 self._scalar_done(float(data) if type(data) is Decimal else data, out)
+            if len(out) > mark:
+                self._number(out, mark, event == "string_part" and not self._in_string)
         if out:
             out = list(dict.fromkeys(out))
             self.violations.extend(out)
@@ -687,9 +700,10 @@ class StreamingSchemaCheck:
 
     def _container_start(self, is_object: bool, out: list[Violation]) -> None:
         segment = self._segment()
+        occurrence = self._occurrence()
         nodes, _ = self._value_start("object" if is_object else "array", None, out)
         if nodes or not self._frames:
-            self._frames.append(_Frame(nodes, is_object, segment))
+            self._frames.append(_Frame(nodes, is_object, segment, occurrence))
         else:
             self._skip = 1
 
@@ -716,6 +730,31 @@ class StreamingSchemaCheck:
             return None
         top = self._frames[-1]
         return top.key if top.is_object else top.count
+
+    def _occurrence(self) -> int:
+        """Which of its object's equal keys the value starting (or just ended) is under."""
+        if not self._frames:
+            return 0
+        top = self._frames[-1]
+        return top.keys.get(top.key, 1) - 1 if top.is_object else 0
+
+    def _number(self, out: list[Violation], mark: int, open_key: bool) -> None:
+        """Give the violations ``out[mark:]``, just found, the occurrences of their path (see
+        ``Violation``): the open containers', then the current value's (or, for a key still
+        arriving, how many equal keys came before it)."""
+        occurrences = [f.occurrence for f in self._frames if f.segment is not None]
+        depth = len(occurrences)
+        for k in range(mark, len(out)):
+            violation = out[k]
+            segments = violation.path.count("/")
+            if segments > depth:
+                last = self._occurrence()
+                if open_key and violation.at_key:
+                    last = self._frames[-1].keys.get(pointer_segments(violation.path)[-1], 0)
+                numbered = (*occurrences, last)
+            else:
+                numbered = tuple(occurrences[:segments])
+            out[k] = replace(violation, occurrences=numbered)
 
     # -- values --------------------------------------------------------------------------------
 
@@ -904,9 +943,9 @@ class StreamingSchemaCheck:
             return
         refused = self._key.done if self._key is not None else set()
         schemas: list[object] = []
-        new = key not in frame.keys
-        if new:
-            frame.keys.add(key)
+        seen = frame.keys.get(key, 0)
+        frame.keys[key] = seen + 1
+        new = not seen
         path: str | None = None
         for node in frame.nodes:
             found, additional = node.key_schemas(key)
