@@ -147,6 +147,12 @@ RAW_FORMATS = {
 }
 
 
+def lead(fmt: str) -> str:
+    """Text before the call, over a line break (a marker-less format's list starts the
+    output: none there)."""
+    return "" if fmt == "pythonic" else "x\ny "
+
+
 @settings(PROPERTY_SETTINGS, max_examples=150)
 @given(
     fmt=st.sampled_from(sorted(RAW_FORMATS)),
@@ -158,7 +164,7 @@ RAW_FORMATS = {
 def test_the_c_raw_lane_gives_the_pure_stitchers_events(
     fmt: str, value: str, n: str, sizes: list[int], typed: bool
 ) -> None:
-    text = "x\ny " + RAW_FORMATS[fmt].format(value, n) + "\nafter"
+    text = lead(fmt) + RAW_FORMATS[fmt].format(value, n) + "\nafter"
     chunks = cut(text, sizes)
     tools = TOOLS if typed else None
     assert run(Stitcher, chunks, tools, fmt) == run(PythonStitcher, chunks, tools, fmt)
@@ -172,3 +178,40 @@ def test_the_raw_lane_escapes_quotes_and_backslashes_itself() -> None:
     (event,) = stitcher.feed('say "hi\\"')
     assert event.fragment == 'say \\"hi\\\\\\"'  # type: ignore[attr-defined]
     assert stitcher._lane_chars == len('say "hi\\"')
+
+
+#: A file's content, as models write it into a raw value: lines, indentation, quotes,
+#: backslashes, non-ASCII, a blank line, a tab, a trailing line break.
+CODE = 'def f(x):\n    """A "quoted" \\\\ doc."""\n\n\treturn {\'é\': x}  # ok\r\n'
+
+
+@pytest.mark.parametrize("fmt", sorted(RAW_FORMATS))
+@pytest.mark.parametrize("size", range(1, 9))
+def test_a_multiline_raw_value_through_the_lane_is_the_pure_stitchers(fmt: str, size: int) -> None:
+    """Every piece size, so that pieces end on, and after, each line break the lane holds."""
+    python = CODE.encode("unicode_escape").decode().replace("'", "\\'")
+    value = python if fmt == "pythonic" else CODE
+    text = lead(fmt) + RAW_FORMATS[fmt].format(value, "1") + "\nafter"
+    chunks = cut(text, [size])
+    native = run(Stitcher, chunks, TOOLS, fmt)
+    assert native == run(PythonStitcher, chunks, TOOLS, fmt)
+    assert any("ArgumentsDelta" in str(e[0]) for e in native)
+
+
+def test_the_raw_lane_counts_lines_and_holds_a_last_line_break() -> None:
+    """What C keeps for the reader between pieces: characters, line breaks, the characters
+    after the last one, a last line break held (qwen3-coder trims one before the close tag)."""
+    stitcher = Stitcher(text_format="qwen3-coder")
+    stitcher.feed("<tool_call>\n<function=f>\n<parameter=a>\nxx")
+    seen = []
+    for piece in ["ab\n", "cd", "\n", "\n", 'e"f\\']:
+        fragments = [e.fragment for e in stitcher.feed(piece)]  # type: ignore[attr-defined]
+        members = ("_lane_chars", "_lane_lines", "_lane_tail", "_lane_newline")
+        seen.append((fragments, *(getattr(stitcher, m) for m in members)))
+    assert seen == [
+        (["ab"], 3, 1, 0, True),
+        (["\\ncd"], 5, 1, 2, False),
+        ([], 6, 2, 0, True),
+        (["\\n"], 7, 3, 0, True),
+        (['\\ne\\"f\\\\'], 11, 3, 4, False),
+    ]

@@ -759,6 +759,11 @@ typedef struct {
                                one (a JSON string's escapes) */
     char lane_raw;          /* _lane_raw (T_BOOL): the piece is raw text, its arguments its JSON
                                escape */
+    char lane_newlines;     /* _lane_newlines (T_BOOL): raw text may hold line breaks */
+    char lane_trim;         /* _lane_trim (T_BOOL): a line break ending a piece is held */
+    Py_ssize_t lane_lines;  /* _lane_lines: line breaks that went by the lane since the sync */
+    Py_ssize_t lane_tail;   /* _lane_tail: characters after the last of them */
+    char lane_newline;      /* _lane_newline (T_BOOL): a line break is held (lane_trim) */
 } StitcherObject;
 
 static int stitcher_traverse(PyObject *op, visitproc visit, void *arg) {
@@ -975,19 +980,51 @@ static PyObject *protocol_event(StitcherObject *self, ReaderObject *reader, PyOb
  * Any other piece goes to the Python feed, with nothing changed; it first hands the reader
  * what went by the lane (Stitcher._lane_sync), as close does. */
 
-/* `text` (UTF-8, `size` bytes, `quotes` of them '"' or '\\') JSON-escaped as
- * literals.json_string escapes raw text without control characters: a new str, or NULL. */
-static PyObject *escaped(const char *text, Py_ssize_t size, Py_ssize_t quotes) {
-    char *out = PyMem_Malloc((size_t)(size + quotes));
+/* What lane_piece makes of a raw piece: its arguments need escaping (`extra` characters
+ * more), its line breaks, the characters after the last of them, and whether it ends with
+ * one. */
+typedef struct {
+    Py_ssize_t extra, lines, tail;
+    int ends_with_newline;
+} RawPiece;
+
+/* The JSON escape of one ASCII character of raw text, or 0 when it is itself. */
+static char raw_escape(unsigned char c) {
+    switch (c) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '\n': return 'n';
+    case '\t': return 't';
+    case '\r': return 'r';
+    default: return 0;
+    }
+}
+
+/* The arguments of a raw piece (`text`, UTF-8, `size` bytes): its JSON escape, as
+ * literals.json_string escapes raw text, after a held line break if `held`, without its own
+ * last line break if `trim` holds it. A new str (possibly empty), or NULL. */
+static PyObject *raw_arguments(const char *text, Py_ssize_t size, const RawPiece *raw, int held,
+                               int trim) {
+    if (trim && raw->ends_with_newline) {
+        size -= 1;
+    }
+    char *out = PyMem_Malloc((size_t)(size + raw->extra + 2));
     if (out == NULL) {
         return PyErr_NoMemory();
     }
     Py_ssize_t n = 0;
+    if (held) {
+        out[n++] = '\\';
+        out[n++] = 'n';
+    }
     for (Py_ssize_t i = 0; i < size; i++) {
-        if (text[i] == '"' || text[i] == '\\') {
+        char escape = raw_escape((unsigned char)text[i]);
+        if (escape) {
             out[n++] = '\\';
+            out[n++] = escape;
+        } else {
+            out[n++] = text[i];
         }
-        out[n++] = text[i];
     }
     PyObject *result = PyUnicode_DecodeUTF8(out, n, "strict");
     PyMem_Free(out);
@@ -997,10 +1034,13 @@ static PyObject *escaped(const char *text, Py_ssize_t size, Py_ssize_t quotes) {
 /* 1 if `piece`, an exact str, is non-empty and belongs to the lane (bodies.Steady): no control
  * character and none of `stops`, except, with `escapes`, as the character after a backslash
  * (the core judges the escape; after an escape's backslash if *escape is set), perhaps a
- * backslash at its end that begins one (*escape then set); *fragment is then the arguments it
- * gives (a new reference: the piece, or with `raw` its JSON escape); 0 if not; -1 on error.
- * Read in UTF-8, where ASCII characters are single bytes, never inside a longer sequence. */
-static int lane_piece(StitcherObject *self, PyObject *piece, int *escape, PyObject **fragment) {
+ * backslash at its end that begins one (*escape then set); with `raw` and `newlines`, line
+ * breaks, tabs and carriage returns allowed (*raw says how many and where). *fragment is then
+ * the arguments it gives (a new reference: the piece, or with `raw` its JSON escape; NULL
+ * when a raw piece gives none: a held line break only); 0 if not; -1 on error. Read in UTF-8,
+ * where ASCII characters are single bytes, never inside a longer sequence. */
+static int lane_piece(StitcherObject *self, PyObject *piece, int *escape, RawPiece *raw,
+                      PyObject **fragment) {
     char *stops;
     Py_ssize_t count;
     if (self->lane_stops == NULL || PyBytes_AsStringAndSize(self->lane_stops, &stops, &count) < 0) {
@@ -1016,8 +1056,8 @@ static int lane_piece(StitcherObject *self, PyObject *piece, int *escape, PyObje
     if (size == 0) {
         return 0;
     }
-    int escapes = self->lane_escapes, raw = self->lane_raw;
-    Py_ssize_t i = 0, quotes = 0;
+    int escapes = self->lane_escapes, raw_text = self->lane_raw, breaks = self->lane_newlines;
+    Py_ssize_t i = 0;
     if (*escape) { /* the piece ends the escape the last one began */
         if ((unsigned char)text[0] < 0x20) {
             return 0;
@@ -1033,28 +1073,59 @@ static int lane_piece(StitcherObject *self, PyObject *piece, int *escape, PyObje
             } else if ((unsigned char)text[i] < 0x20) {
                 return 0;
             }
-        } else if (c < 0x20 || (c < 0x80 && memchr(stops, c, (size_t)count) != NULL)) {
+        } else if (c < 0x80 && memchr(stops, c, (size_t)count) != NULL) {
             return 0;
-        } else if (raw && (c == '"' || c == '\\')) {
-            quotes++;
+        } else if (c < 0x20 && !(breaks && (c == '\n' || c == '\t' || c == '\r'))) {
+            return 0;
+        } else if (raw_text && raw_escape(c)) {
+            raw->extra++;
+            if (c == '\n') {
+                raw->lines++;
+                raw->tail = 0;
+                continue;
+            }
+        }
+        if ((c & 0xC0) != 0x80) { /* a character starts here */
+            raw->tail++;
         }
     }
-    *fragment = quotes ? escaped(text, size, quotes) : Py_NewRef(piece);
-    if (*fragment == NULL) {
-        return -1;
+    raw->ends_with_newline = text[size - 1] == '\n';
+    int held = self->lane_newline, trim = self->lane_trim;
+    if (raw->extra == 0 && !held) {
+        *fragment = Py_NewRef(piece);
+    } else if (trim && raw->ends_with_newline && size == 1 && !held) {
+        *fragment = NULL; /* a line break alone: held, nothing yet */
+    } else {
+        *fragment = raw_arguments(text, size, raw, held, trim);
+        if (*fragment == NULL) {
+            return -1;
+        }
     }
     *escape = open;
     return 1;
 }
 
-static PyObject *text_lane(StitcherObject *self, PyObject *piece, PyObject *fragment) {
+static PyObject *text_lane(StitcherObject *self, PyObject *piece, const RawPiece *raw,
+                           PyObject *fragment) {
     Py_ssize_t chars = PyUnicode_GetLength(piece);
     if (chars < 0) {
-        Py_DECREF(fragment);
+        Py_XDECREF(fragment);
         return NULL;
     }
     self->events_read += 1;
     self->lane_chars += chars;
+    if (raw->lines) {
+        self->lane_lines += raw->lines;
+        self->lane_tail = raw->tail;
+    } else {
+        self->lane_tail += raw->tail;
+    }
+    if (self->lane_trim) {
+        self->lane_newline = (char)raw->ends_with_newline;
+    }
+    if (fragment == NULL) {
+        return PyList_New(0); /* what the reader gives for a held line break: nothing */
+    }
     PyObject *events = feed_arguments(self, self->text_lane, fragment);
     Py_DECREF(fragment);
     return fed(self, events, ev.s_lane_events);
@@ -1076,14 +1147,15 @@ static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t n
     StitcherObject *self = (StitcherObject *)op;
     if (self->text_lane != NULL && self->text_lane != Py_None && PyUnicode_CheckExact(data)) {
         PyObject *fragment = NULL;
+        RawPiece raw = {0, 0, 0, 0};
         int escape = self->lane_escape;
-        int lane = lane_piece(self, data, &escape, &fragment);
+        int lane = lane_piece(self, data, &escape, &raw, &fragment);
         if (lane < 0) {
             return NULL;
         }
         if (lane) {
             self->lane_escape = (char)escape;
-            return text_lane(self, data, fragment);
+            return text_lane(self, data, &raw, fragment);
         }
     }
     PyObject *reader = self->fragment;
@@ -1127,6 +1199,11 @@ static PyMemberDef stitcher_members[] = {
     {"_lane_stops", T_OBJECT, offsetof(StitcherObject, lane_stops), 0, NULL},
     {"_lane_escapes", T_BOOL, offsetof(StitcherObject, lane_escapes), 0, NULL},
     {"_lane_raw", T_BOOL, offsetof(StitcherObject, lane_raw), 0, NULL},
+    {"_lane_newlines", T_BOOL, offsetof(StitcherObject, lane_newlines), 0, NULL},
+    {"_lane_trim", T_BOOL, offsetof(StitcherObject, lane_trim), 0, NULL},
+    {"_lane_lines", T_PYSSIZET, offsetof(StitcherObject, lane_lines), 0, NULL},
+    {"_lane_tail", T_PYSSIZET, offsetof(StitcherObject, lane_tail), 0, NULL},
+    {"_lane_newline", T_BOOL, offsetof(StitcherObject, lane_newline), 0, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 

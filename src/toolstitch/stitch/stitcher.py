@@ -361,8 +361,15 @@ class _StitcherBody:
     _lane_stops: bytes = b""
     _lane_escapes: bool = False
     _lane_raw: bool = False
+    _lane_newlines: bool = False
+    _lane_trim: bool = False
     _lane_chars: int = 0
     _lane_escape: bool = False
+    #: What went by the lane besides its characters: line breaks, the characters after the
+    #: last of them, and a last line break held back (``Steady.trim``).
+    _lane_lines: int = 0
+    _lane_tail: int = 0
+    _lane_newline: bool = False
     #: Some event meant something: an event other than a ``StreamWarning`` came out of the
     #: stream (``_observe``); the format being detected, or ``[DONE]``, is not enough.
     _understood = False
@@ -549,15 +556,17 @@ class _StitcherBody:
             return
         self._text_lane, lane = steady
         self._lane_stops, self._lane_escapes = lane.stops.encode(), lane.escapes
-        self._lane_raw = lane.raw
+        self._lane_raw, self._lane_newlines, self._lane_trim = lane.raw, lane.newlines, lane.trim
 
     def _lane_sync(self) -> None:
         """The characters that went by the text lane, counted by the reader now."""
         chars, self._lane_chars = self._lane_chars, 0
         escape, self._lane_escape = self._lane_escape, False
+        lines, tail, self._lane_lines, self._lane_tail = self._lane_lines, self._lane_tail, 0, 0
+        newline, self._lane_newline = self._lane_newline, False
         textcalls = self._textcalls
         if chars and textcalls is not None:
-            textcalls.reader.skipped(chars, escape)
+            textcalls.reader.skipped(chars, escape, lines, tail, newline)
 
     def _lane_events(self, events: list[Event]) -> list[Event]:
         """The events of a piece that went by the text lane and did more than add arguments

@@ -84,18 +84,18 @@ class _Call:
 
 class _Lines:
     """Line and column of positions in the text, each character counted once: the text
-    before the current piece as it is read (the start of each line kept from the oldest
-    position that may still be asked, ``forget``), and inside the piece from the last
-    position asked (positions are mostly asked in order: a call's, then its fault's)."""
+    before the current piece as it is read (where lines start, with their numbers, kept from
+    the oldest position that may still be asked, ``forget``), and inside the piece from the
+    last position asked (positions are mostly asked in order: a call's, then its fault's)."""
 
-    __slots__ = ("_k", "_line", "_line_start", "first", "line", "line_start", "offset", "starts")
+    __slots__ = ("_k", "_line", "_line_start", "line", "line_start", "lines", "offset", "starts")
 
     def __init__(self) -> None:
         self.offset = 0  # the text counted so far: where the current piece starts
         self.line = 1  # the line at ``offset``
         self.line_start = 0  # where that line starts
-        self.starts = [0]  # where the lines start, from line ``first`` on
-        self.first = 1
+        self.starts = [0]  # where lines start, and their numbers
+        self.lines = [1]
         self._k = 0  # in the current piece, the last index asked, and its line
         self._line = 1
         self._line_start = 0
@@ -104,18 +104,27 @@ class _Lines:
         """``text`` follows what was counted."""
         at = text.find("\n")
         if at >= 0:
-            starts, offset = self.starts, self.offset
+            starts, lines, offset = self.starts, self.lines, self.offset
             while at >= 0:
-                starts.append(offset + at + 1)
                 self.line += 1
+                starts.append(offset + at + 1)
+                lines.append(self.line)
                 at = text.find("\n", at + 1)
             self.line_start = starts[-1]
         self.offset += len(text)
         self._k, self._line, self._line_start = 0, self.line, self.line_start
 
-    def skip(self, length: int) -> None:
-        """``length`` characters without a line break follow what was counted."""
+    def skip(self, length: int, lines: int = 0, tail: int = 0) -> None:
+        """``length`` characters follow what was counted, with ``lines`` line breaks, the
+        last ``tail`` characters before its end. Only the last line's start is kept: no
+        position inside such text is asked later (it went by a lane: all of it arguments
+        that a fault is placed after)."""
         self.offset += length
+        if lines:
+            self.line += lines
+            self.line_start = self.offset - tail
+            self.starts.append(self.line_start)
+            self.lines.append(self.line)
         self._k, self._line, self._line_start = 0, self.line, self.line_start
 
     def forget(self, keep: int) -> None:
@@ -124,8 +133,8 @@ class _Lines:
         reader may still place a fault in: an open call's, what it holds back)."""
         drop = bisect_right(self.starts, self.offset - keep) - 1
         if drop > 0:
-            self.first += drop
             del self.starts[:drop]
+            del self.lines[:drop]
 
     def at(self, piece: str, k: int) -> tuple[int, int, int]:
         """``(offset, line, column)`` of index ``k`` of ``piece``, the piece that follows
@@ -133,7 +142,7 @@ class _Lines:
         offset = self.offset + k
         if k <= 0:
             index = max(bisect_right(self.starts, offset) - 1, 0)
-            return offset, self.first + index, max(offset - self.starts[index], 0) + 1
+            return offset, self.lines[index], max(offset - self.starts[index], 0) + 1
         if k < self._k:  # behind the last position asked: count from the piece's start
             self._k, self._line, self._line_start = 0, self.line, self.line_start
         newlines = piece.count("\n", self._k, k)
@@ -298,11 +307,15 @@ class TextReader:
         steady: Steady | None = getattr(body, "steady", None)
         return None if steady is None else (call.index, steady)
 
-    def skipped(self, chars: int, escape: bool) -> None:
-        """``chars`` characters went to the open call's arguments by the steady lane, the
-        last of them beginning an escape if ``escape``."""
-        self._lines.skip(chars)
-        self._body.skipped(chars, escape)  # type: ignore[union-attr]  # steady: it has one
+    def skipped(
+        self, chars: int, escape: bool, lines: int = 0, tail: int = 0, newline: bool = False
+    ) -> None:
+        """``chars`` characters went to the open call's arguments by the steady lane: the
+        last of them beginning an escape if ``escape``; ``lines`` line breaks among them, the
+        last ``tail`` characters before their end; a last line break held back (``newline``,
+        a lane that trims one, ``Steady.trim``)."""
+        self._lines.skip(chars, lines, tail)
+        self._body.skipped(chars, escape, newline)  # type: ignore[union-attr]  # it has one
 
     def _scan(self, state: State, text: str, base: int) -> tuple[str, int]:
         """A text or header state: its text up to its next marker, and the move there."""

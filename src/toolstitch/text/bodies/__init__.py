@@ -112,17 +112,24 @@ class Steady:
     ``escapes``, as the character after a backslash (a JSON string's escapes, which the core
     judges; a backslash at the piece's end then begins an escape the next piece ends). With
     ``raw`` the piece is raw text, and its arguments are its JSON escape (``"`` and ``\\``
-    escaped: ``literals.json_string``, the rest as it is); else the piece itself."""
+    escaped: ``literals.json_string``, the rest as it is); else the piece itself. With
+    ``newlines`` a raw piece may also hold line breaks, tabs and carriage returns (escaped);
+    with ``trim`` a line break that ends a piece is held back until the next piece shows it
+    was not the last of the value (the tagged grammar's ``trim_newlines``)."""
 
     stops: str
     escapes: bool
     raw: bool = False
+    newlines: bool = False
+    trim: bool = False
 
     def __post_init__(self) -> None:
         if not self.stops.isascii() or ("\\" in self.stops and self.escapes):
             raise ValueError(f"a steady lane stops at ASCII characters, got {self.stops!r}")
         if self.raw and self.escapes:
             raise ValueError("a raw lane has no escapes: its backslashes are text")
+        if ((self.newlines or self.trim) and not self.raw) or (self.trim and not self.newlines):
+            raise ValueError("line breaks in a lane are raw text's, and trimmed only if held")
 
 
 # A body whose end lies inside text it held back from earlier pieces (a possible marker

@@ -238,7 +238,9 @@ class GemmaBody:
         # those are ASCII.
         stops = "".join(sorted({self._delim[0], *firsts}))
         self._lane = re.compile('[^"\\\\\x00-\x1f' + re.escape(stops) + "]+")
-        self._steady = Steady(stops, escapes=False, raw=True) if stops.isascii() else None
+        self._steady = (
+            Steady(stops, escapes=False, raw=True, newlines=True) if stops.isascii() else None
+        )
         self._mode = _PREFIX if prefix else _NAME
         self._started = False
         self._base = 0  # the offset of the text being read (held text first) from the start
@@ -363,7 +365,7 @@ class GemmaBody:
         """A piece went by the lane: it was read."""
         self._base += len(piece)
 
-    def skipped(self, chars: int, escape: bool) -> None:
+    def skipped(self, chars: int, escape: bool, newline: bool = False) -> None:
         """``chars`` characters went by the lane: they were read."""
         self._base += chars
 

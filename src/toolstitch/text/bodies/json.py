@@ -98,7 +98,7 @@ class _JsonLane:
     def steady(self) -> Steady | None:
         return JSON_STEADY if self.lane is STEADY_LANE else None
 
-    def skipped(self, chars: int, escape: bool) -> None:
+    def skipped(self, chars: int, escape: bool, newline: bool = False) -> None:
         """Pieces went by the steady lane: the string goes on, in an escape if ``escape``."""
         if escape:
             self.laned("\\")
@@ -736,7 +736,7 @@ class JsonCalls:
         call = self._call
         return None if call is None else call.steady
 
-    def skipped(self, chars: int, escape: bool) -> None:
+    def skipped(self, chars: int, escape: bool, newline: bool = False) -> None:
         assert self._call is not None
         self._call.skipped(chars, escape)
 

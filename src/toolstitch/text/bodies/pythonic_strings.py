@@ -269,6 +269,6 @@ class PythonStrings:
         """A piece went by the lane: it was read."""
         self._base += len(piece)
 
-    def skipped(self, chars: int, escape: bool) -> None:
+    def skipped(self, chars: int, escape: bool, newline: bool = False) -> None:
         """``chars`` characters went by the lane: they were read."""
         self._base += chars

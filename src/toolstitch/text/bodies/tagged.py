@@ -179,7 +179,11 @@ class TaggedOptions:
         # to themselves and cannot begin the value's close tag.
         first = self.value_close[:1]
         self.lane = re.compile('[^"\\\\\x00-\x1f' + re.escape(first) + "]+")
-        self.steady = Steady(first, escapes=False, raw=True) if first.isascii() else None
+        self.steady = (
+            Steady(first, escapes=False, raw=True, newlines=True, trim=self.trim)
+            if first.isascii()
+            else None
+        )
         ender = self.call_close or self.close or ""
         self.name_header = (
             self._header(self.name_end)
@@ -332,10 +336,12 @@ class TaggedBody:
         """A piece went by the lane: it was read."""
         self.skipped(len(piece), False)
 
-    def skipped(self, chars: int, escape: bool) -> None:
-        """``chars`` characters went by the lane: they were read."""
+    def skipped(self, chars: int, escape: bool, newline: bool = False) -> None:
+        """``chars`` characters went by the lane: they were read, a last line break held
+        back if ``newline`` (markup if the close tag follows: ``_value_text``)."""
         self._pos += chars
         self._fed += chars
+        self._newline = newline
 
     # -- helpers -------------------------------------------------------------------------
 
