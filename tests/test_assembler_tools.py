@@ -259,7 +259,7 @@ def _discards_for_every_cut(
     return seen
 
 
-@settings(PROPERTY_SETTINGS, max_examples=25)
+@settings(PROPERTY_SETTINGS, max_examples=10)  # each tries every cut into 3 fragments: O(n²)
 @given(violation_and_fault())
 @example(('{"city":["":', "schema-violation", 8))  # bug 15: an array where a string must be
 @example(('{"city": 1 2}', "schema-violation", 9))
