@@ -101,8 +101,9 @@ class Body(Protocol):
 # A body with a lane may also say, with a ``steady`` attribute (a ``Steady``, or None), that its
 # lane is one a character class decides, the same for every piece until a piece outside it:
 # the native ``Stitcher`` then takes such pieces without asking (its C text lane, docs/native.md)
-# and tells the body afterwards, with ``skipped(chars, escape)``, how many characters went by
-# and whether the last of them began an escape. Optional.
+# and tells the body afterwards, with ``skipped(chars, escape, newline)``, how many characters
+# went by, whether the last of them began an escape, and whether a last line break is held
+# (``Steady.trim``). Optional.
 
 
 @dataclass(frozen=True)

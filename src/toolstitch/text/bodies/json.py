@@ -738,7 +738,7 @@ class JsonCalls:
 
     def skipped(self, chars: int, escape: bool, newline: bool = False) -> None:
         assert self._call is not None
-        self._call.skipped(chars, escape)
+        self._call.skipped(chars, escape, newline)
 
     def _fault(self, message: str, text: str, i: int, shift: int, expected: str) -> int:
         self._sink.fail(message, at=i - shift, expected=expected, markup=True)
