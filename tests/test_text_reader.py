@@ -28,6 +28,7 @@ from toolstitch import (
 )
 from toolstitch.text.bodies import variants_of
 from toolstitch.text.formats import FormatError, compile_format, text_format
+from toolstitch.text.reader import MAX_LEAD_CHARS
 
 KIMI_BEGIN = "<|tool_calls_section_begin|>"
 KIMI_END = "<|tool_calls_section_end|>"
@@ -343,6 +344,21 @@ def test_marker_less_formats_say_what_counts_as_a_call() -> None:
     tagged = read("llama3-json", 'x<|python_tag|>{"name": "a", "parameters": {}}')
     assert calls(tagged) == [("a", {})]
     assert tagged.text == "x"
+
+
+def test_a_lead_holds_a_bounded_run_of_whitespace() -> None:
+    """Whitespace before a marker-less call is held (and dropped before the call) up to
+    ``MAX_LEAD_CHARS``; a longer run opens nothing, in any chunking: it is text."""
+    call = '{"name": "a", "parameters": {"q": 1}}'
+    short = " " * MAX_LEAD_CHARS + call
+    long = " \n" * (MAX_LEAD_CHARS // 2) + " " + call
+    for step in (0, 1, 7, MAX_LEAD_CHARS):
+        assert calls(read("llama3-json", short, step=step)) == [("a", {"q": 1})]
+        held = read("llama3-json", long, step=step)
+        assert not held.calls
+        assert held.text == long
+        pythonic = read("pythonic", long.replace(call, "[f(a=1)]"), step=step)
+        assert not pythonic.calls
 
 
 def test_granite_and_phi4_lists() -> None:

@@ -64,6 +64,11 @@ __all__ = ["TextReader"]
 #: past this, so that hostile text cannot grow the warnings without bound).
 MAX_STRAY_WARNINGS: Final = 16
 
+#: The longest run of whitespace a lead state holds while it waits for the first other
+#: character (which may open a call): a longer run opens nothing and is the text of the state
+#: the lead turns into, wherever the pieces were cut.
+MAX_LEAD_CHARS: Final = 4096
+
 _WHITESPACE: Final = " \t\r\n"
 
 
@@ -345,10 +350,12 @@ class TextReader:
         its markers."""
         held = self._lead + text
         at = len(held) - len(held.lstrip(_WHITESPACE))
+        start = base - len(self._lead)  # where ``held`` begins, in the piece
+        if at > MAX_LEAD_CHARS:  # so long a run of whitespace opens nothing: it is text
+            return self._lead_ends(state, held, start)
         if at == len(held):
             self._lead = held
             return "", base + len(text)
-        start = base - len(self._lead)  # where ``held`` begins, in the piece
         for marker, move in state.moves.items():
             if held.startswith(marker, at):
                 self._lead = ""
@@ -359,9 +366,14 @@ class TextReader:
             if marker.startswith(held[at:]):  # the piece ends inside a possible marker
                 self._lead = held
                 return "", base + len(text)
+        return self._lead_ends(state, held, start)
+
+    def _lead_ends(self, state: State, held: str, start: int) -> tuple[str, int]:
+        """Leave a lead state for the state it turns into when no marker opens it: the held
+        whitespace is that state's text too."""
         self._lead = ""
         assert state.otherwise is not None
-        self._base = start  # the held whitespace is the new state's text too
+        self._base = start
         self._enter(state.otherwise)
         return held, start
 
