@@ -1179,6 +1179,18 @@ static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t n
     return PyObject_CallFunctionObjArgs(ev.python_feed, op, data, NULL);
 }
 
+PyObject *ts_native_feed_of(PyObject *feed) {
+    if (!PyCFunction_Check(feed) || PyCFunction_GetFunction(feed) != (PyCFunction)(void (*)(void))stitcher_feed) {
+        return NULL;
+    }
+    PyObject *self = PyCFunction_GetSelf(feed);
+    return self != NULL && ev.stitcher_type != NULL && PyObject_TypeCheck(self, ev.stitcher_type) ? self : NULL;
+}
+
+PyObject *ts_stitcher_feed(PyObject *stitcher, PyObject *piece) {
+    return stitcher_feed(stitcher, &piece, 1, NULL);
+}
+
 static PyMethodDef stitcher_methods[] = {
     {"_observe", (PyCFunction)stitcher_observe, METH_O,
      "Note what the result keeps of `events` (the Python notes, called from C); return them."},

@@ -17,4 +17,10 @@
  * exec slot). 0 or -1 with an exception set. */
 int ts_eventpath_init(PyObject *module);
 
+/* The native Stitcher whose C `feed` the bound method `feed` is (borrowed), or NULL. */
+PyObject *ts_native_feed_of(PyObject *feed);
+
+/* That `feed` called with one piece, C to C: its events, or NULL with an exception set. */
+PyObject *ts_stitcher_feed(PyObject *stitcher, PyObject *piece);
+
 #endif

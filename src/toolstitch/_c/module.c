@@ -3,11 +3,12 @@
 
 #include "eventpath.h"
 #include "fastpath.h"
+#include "pump.h"
 #include "scanner.h"
 
 static int native_exec(PyObject *module) {
     if (ts_scanner_init(module) < 0 || ts_fastpath_init(module) < 0 ||
-        ts_eventpath_init(module) < 0) {
+        ts_eventpath_init(module) < 0 || ts_pump_init(module) < 0) {
         return -1;
     }
     return 0;

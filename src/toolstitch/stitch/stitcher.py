@@ -63,6 +63,7 @@ from toolstitch.json.lexicon import WHITESPACE_BYTES
 from toolstitch.messages import AssistantMessage, FunctionCall, Reasoning, TextPart
 from toolstitch.stitch.driver import Driver
 from toolstitch.stitch.parallel import ParallelWrappers, declared_names, needed
+from toolstitch.stitch.pump import PUMP, Pump
 from toolstitch.stitch.recovery import tool_error_reply
 from toolstitch.stitch.textcalls import TextCalls
 from toolstitch.vocab.call_events import (
@@ -1098,8 +1099,9 @@ async def _managed_chunks(manager: Any) -> AsyncIterator[object]:
 
 
 class _Run:
-    """What ``Stitch`` and ``AsyncStitch`` share: a ``Stitcher`` over a source, the events
-    it produced that were not handed out yet, and the figures read so far."""
+    """What ``Stitch`` and ``AsyncStitch`` share: a ``Stitcher`` over a source and the
+    figures read so far; for ``AsyncStitch``, the events it produced that were not handed out
+    yet (``Stitch``'s pump holds its own)."""
 
     def __init__(
         self,
@@ -1160,25 +1162,23 @@ class Stitch(_Run, Iterator[Event]):
     """Iterate a stream's events; ``result`` holds the outcome (see ``stitch``)."""
 
     _chunks: Iterator[object] | None = None
+    _pump: Pump[Event] | None = None
 
-    def __iter__(self) -> Stitch:
-        return self
+    def __iter__(self) -> Iterator[Event]:
+        """The events, from the pump (stitch/pump.py: the loop in C on the native path)."""
+        pump = self._pump
+        if pump is None:
+            self._chunks = _pieces(self._source)
+            pump = self._pump = PUMP(self._chunks, self.stitcher.feed, self._end)
+        return pump
 
     def __next__(self) -> Event:
-        pending = self._pending
-        while not pending:  # ``_take`` inlined for the common case: one frame per piece
-            if self._done:
-                raise StopIteration
-            chunks = self._chunks
-            if chunks is None:
-                chunks = self._chunks = _pieces(self._source)
-            try:
-                item = next(chunks)
-            except StopIteration:
-                self._take(None, end=True)
-            else:
-                pending.extend(self.stitcher.feed(item))
-        return pending.popleft()
+        return next(self._pump or iter(self))
+
+    def _end(self) -> list[Event]:
+        """The events of the source's end (the pump calls it once)."""
+        self._done = True
+        return self.stitcher.close(cancelled=self._cancelled)
 
     def close(self) -> None:
         """Stop reading the source and release it (a stream manager that ``stitch`` entered
@@ -1186,7 +1186,11 @@ class Stitch(_Run, Iterator[Event]):
         stream there: the stream was cut (``Ending.CANCELLED``), so a call whose arguments
         had not arrived is discarded, never dispatched. Idempotent."""
         self._cancelled = self._cancelled or not self._done
-        chunks, self._chunks = self._chunks, iter(())
+        chunks, self._chunks = self._chunks, None
+        pump = self._pump
+        if pump is None:
+            pump = self._pump = PUMP(iter(()), self.stitcher.feed, self._end)
+        pump.stop()
         if isinstance(chunks, Generator):
             chunks.close()
 
