@@ -132,7 +132,7 @@ def test_the_lane_is_taken_and_the_reader_told() -> None:
 # breaks, which a format may trim before the close tag; control characters; a "<" that may
 # begin the close tag; a Python escape or closing quote).
 raw_characters = st.sampled_from(
-    [*"ab é€𝄞\"\\/<>'\n\t\x01", "</param", "</parameter>", "\\n", "\\x4"]
+    [*"ab é€𝄞\"\\/<>'\n\t\x01", "</param", "</parameter>", "\\n", "\\x4", "\\'", "\\b", "\\q"]
 )
 raw_values = st.lists(raw_characters, max_size=40).map("".join)
 RAW_FORMATS = {
@@ -180,6 +180,26 @@ def test_the_raw_lane_escapes_quotes_and_backslashes_itself() -> None:
     assert stitcher._lane_chars == len('say "hi\\"')
 
 
+def test_the_python_lane_takes_simple_escapes_and_leaves_the_rest() -> None:
+    """A Python string literal's simple escapes go by the lane as their characters (an
+    escape cut after its backslash too); any other escape goes to the Python path, which the
+    reader is first told sits in an escape."""
+    stitcher = Stitcher(text_format="pythonic")
+    stitcher.feed("[f(content='ab")
+    assert stitcher._text_lane == 0
+    seen = []
+    for piece in ["c\\", "n", "x\\", "q", "y\\'z\\\\"]:
+        fragments = [e.fragment for e in stitcher.feed(piece)]  # type: ignore[attr-defined]
+        seen.append((fragments, stitcher._lane_chars, stitcher._lane_escape))
+    assert seen == [
+        (["c"], 2, True),
+        (["\\n"], 3, False),
+        (["x"], 5, True),
+        (["\\\\q"], 0, False),  # an unknown escape keeps its backslash: Python read it
+        (["y'z\\\\"], 6, False),
+    ]
+
+
 #: A file's content, as models write it into a raw value: lines, indentation, quotes,
 #: backslashes, non-ASCII, a blank line, a tab, a trailing line break.
 CODE = 'def f(x):\n    """A "quoted" \\\\ doc."""\n\n\treturn {\'é\': x}  # ok\r\n'
@@ -215,3 +235,17 @@ def test_the_raw_lane_counts_lines_and_holds_a_last_line_break() -> None:
         (["\\n"], 7, 3, 0, True),
         (['\\ne\\"f\\\\'], 11, 3, 4, False),
     ]
+
+
+def test_a_steady_lane_is_checked_as_it_is_declared() -> None:
+    from toolstitch.text.bodies import Steady
+
+    Steady("'\\", escapes=False, raw=True, decodes="nN''")
+    with pytest.raises(ValueError, match="decodes pairs"):
+        Steady("'\\", escapes=False, decodes="nN")  # not raw
+    with pytest.raises(ValueError, match="decodes pairs"):
+        Steady("'\\", escapes=False, raw=True, decodes="n")  # not a pair
+    with pytest.raises(ValueError, match="ASCII"):
+        Steady("é", escapes=False)
+    with pytest.raises(ValueError, match="no escapes"):
+        Steady('"', escapes=True, raw=True)

@@ -764,6 +764,8 @@ typedef struct {
     Py_ssize_t lane_lines;  /* _lane_lines: line breaks that went by the lane since the sync */
     Py_ssize_t lane_tail;   /* _lane_tail: characters after the last of them */
     char lane_newline;      /* _lane_newline (T_BOOL): a line break is held (lane_trim) */
+    PyObject *lane_decodes; /* _lane_decodes: bytes, the escapes a raw lane takes, as pairs
+                               (the character after the backslash, the one it stands for) */
 } StitcherObject;
 
 static int stitcher_traverse(PyObject *op, visitproc visit, void *arg) {
@@ -774,6 +776,7 @@ static int stitcher_traverse(PyObject *op, visitproc visit, void *arg) {
     Py_VISIT(self->understood);
     Py_VISIT(self->text_lane);
     Py_VISIT(self->lane_stops);
+    Py_VISIT(self->lane_decodes);
     return 0;
 }
 
@@ -784,6 +787,7 @@ static int stitcher_clear(PyObject *op) {
     Py_CLEAR(self->understood);
     Py_CLEAR(self->text_lane);
     Py_CLEAR(self->lane_stops);
+    Py_CLEAR(self->lane_decodes);
     return 0;
 }
 
@@ -996,15 +1000,48 @@ static char raw_escape(unsigned char c) {
     case '\n': return 'n';
     case '\t': return 't';
     case '\r': return 'r';
+    case '\b': return 'b';
+    case '\f': return 'f';
     default: return 0;
     }
 }
 
+/* The escapes a raw lane takes (Steady.decodes): pairs of the character after the backslash
+ * and the one that escape stands for. */
+typedef struct {
+    const char *pairs;
+    Py_ssize_t size;
+} Decodes;
+
+/* The character the escape of `c` stands for, or -1 when the lane does not take it. */
+static int decoded(const Decodes *d, unsigned char c) {
+    for (Py_ssize_t k = 0; k + 1 < d->size; k += 2) {
+        if ((unsigned char)d->pairs[k] == c) {
+            return (unsigned char)d->pairs[k + 1];
+        }
+    }
+    return -1;
+}
+
+/* Write raw character `c` as JSON writes it in a string; the new end of `out`. */
+static Py_ssize_t put_json(char *out, Py_ssize_t n, char c) {
+    char escape = raw_escape((unsigned char)c);
+    if (escape) {
+        out[n++] = '\\';
+        out[n++] = escape;
+    } else {
+        out[n++] = c;
+    }
+    return n;
+}
+
 /* The arguments of a raw piece (`text`, UTF-8, `size` bytes): its JSON escape, as
  * literals.json_string escapes raw text, after a held line break if `held`, without its own
- * last line break if `trim` holds it. A new str (possibly empty), or NULL. */
+ * last line break if `trim` holds it; with decodes, its escapes taken as their characters
+ * (the first character ends an escape if `escaped`; a backslash at the end writes nothing).
+ * A new str (possibly empty), or NULL. */
 static PyObject *raw_arguments(const char *text, Py_ssize_t size, const RawPiece *raw, int held,
-                               int trim) {
+                               int trim, const Decodes *d, int escaped) {
     if (trim && raw->ends_with_newline) {
         size -= 1;
     }
@@ -1018,12 +1055,14 @@ static PyObject *raw_arguments(const char *text, Py_ssize_t size, const RawPiece
         out[n++] = 'n';
     }
     for (Py_ssize_t i = 0; i < size; i++) {
-        char escape = raw_escape((unsigned char)text[i]);
-        if (escape) {
-            out[n++] = '\\';
-            out[n++] = escape;
+        if (escaped && i == 0) {
+            n = put_json(out, n, (char)decoded(d, (unsigned char)text[0]));
+        } else if (d->size && text[i] == '\\') {
+            if (++i < size) {
+                n = put_json(out, n, (char)decoded(d, (unsigned char)text[i]));
+            }
         } else {
-            out[n++] = text[i];
+            n = put_json(out, n, text[i]);
         }
     }
     PyObject *result = PyUnicode_DecodeUTF8(out, n, "strict");
@@ -1057,16 +1096,34 @@ static int lane_piece(StitcherObject *self, PyObject *piece, int *escape, RawPie
         return 0;
     }
     int escapes = self->lane_escapes, raw_text = self->lane_raw, breaks = self->lane_newlines;
+    Decodes d = {NULL, 0};
+    if (raw_text && self->lane_decodes != NULL &&
+        PyBytes_AsStringAndSize(self->lane_decodes, (char **)&d.pairs, &d.size) < 0) {
+        PyErr_Clear(); /* not bytes: the Python path decides */
+        return 0;
+    }
     Py_ssize_t i = 0;
     if (*escape) { /* the piece ends the escape the last one began */
-        if ((unsigned char)text[0] < 0x20) {
+        if ((unsigned char)text[0] < 0x20 || (d.size && decoded(&d, (unsigned char)text[0]) < 0)) {
             return 0;
         }
+        raw->extra += d.size ? 1 : 0;
+        raw->tail += 1;
         i = 1;
     }
     int open = 0;
     for (; i < size; i++) {
         unsigned char c = (unsigned char)text[i];
+        if (c == '\\' && d.size) { /* an escape the lane takes: its character, escaped */
+            if (++i == size) {
+                open = 1;
+            } else if (decoded(&d, (unsigned char)text[i]) < 0) {
+                return 0;
+            }
+            raw->extra++;
+            raw->tail += 2 - open;
+            continue;
+        }
         if (c == '\\' && escapes) { /* an escape: the next character is the string's */
             if (++i == size) {
                 open = 1;
@@ -1096,9 +1153,12 @@ static int lane_piece(StitcherObject *self, PyObject *piece, int *escape, RawPie
     } else if (trim && raw->ends_with_newline && size == 1 && !held) {
         *fragment = NULL; /* a line break alone: held, nothing yet */
     } else {
-        *fragment = raw_arguments(text, size, raw, held, trim);
+        *fragment = raw_arguments(text, size, raw, held, trim, &d, *escape && d.size);
         if (*fragment == NULL) {
             return -1;
+        }
+        if (PyUnicode_GetLength(*fragment) == 0) { /* an escape's backslash alone: nothing yet */
+            Py_CLEAR(*fragment);
         }
     }
     *escape = open;
@@ -1124,7 +1184,7 @@ static PyObject *text_lane(StitcherObject *self, PyObject *piece, const RawPiece
         self->lane_newline = (char)raw->ends_with_newline;
     }
     if (fragment == NULL) {
-        return PyList_New(0); /* what the reader gives for a held line break: nothing */
+        return PyList_New(0); /* a held line break, an escape's backslash: the reader gives nothing */
     }
     PyObject *events = feed_arguments(self, self->text_lane, fragment);
     Py_DECREF(fragment);
@@ -1216,6 +1276,7 @@ static PyMemberDef stitcher_members[] = {
     {"_lane_lines", T_PYSSIZET, offsetof(StitcherObject, lane_lines), 0, NULL},
     {"_lane_tail", T_PYSSIZET, offsetof(StitcherObject, lane_tail), 0, NULL},
     {"_lane_newline", T_BOOL, offsetof(StitcherObject, lane_newline), 0, NULL},
+    {"_lane_decodes", T_OBJECT, offsetof(StitcherObject, lane_decodes), 0, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 

@@ -364,6 +364,7 @@ class _StitcherBody:
     _lane_raw: bool = False
     _lane_newlines: bool = False
     _lane_trim: bool = False
+    _lane_decodes: bytes = b""
     _lane_chars: int = 0
     _lane_escape: bool = False
     #: What went by the lane besides its characters: line breaks, the characters after the
@@ -558,6 +559,7 @@ class _StitcherBody:
         self._text_lane, lane = steady
         self._lane_stops, self._lane_escapes = lane.stops.encode(), lane.escapes
         self._lane_raw, self._lane_newlines, self._lane_trim = lane.raw, lane.newlines, lane.trim
+        self._lane_decodes = lane.decodes.encode()
 
     def _lane_sync(self) -> None:
         """The characters that went by the text lane, counted by the reader now."""

@@ -116,13 +116,19 @@ class Steady:
     escaped: ``literals.json_string``, the rest as it is); else the piece itself. With
     ``newlines`` a raw piece may also hold line breaks, tabs and carriage returns (escaped);
     with ``trim`` a line break that ends a piece is held back until the next piece shows it
-    was not the last of the value (the tagged grammar's ``trim_newlines``)."""
+    was not the last of the value (the tagged grammar's ``trim_newlines``). With
+    ``decodes`` (pairs of ASCII characters: one that may follow a backslash, then the one
+    that escape stands for) a raw piece may also hold those escapes: each is taken as its
+    character, JSON-escaped; a backslash before any other character is not the lane's, and
+    one at the piece's end begins an escape that the next piece ends (a Python string
+    literal's simple escapes: ``pythonic_strings``)."""
 
     stops: str
     escapes: bool
     raw: bool = False
     newlines: bool = False
     trim: bool = False
+    decodes: str = ""
 
     def __post_init__(self) -> None:
         if not self.stops.isascii() or ("\\" in self.stops and self.escapes):
@@ -131,6 +137,9 @@ class Steady:
             raise ValueError("a raw lane has no escapes: its backslashes are text")
         if ((self.newlines or self.trim) and not self.raw) or (self.trim and not self.newlines):
             raise ValueError("line breaks in a lane are raw text's, and trimmed only if held")
+        pairs = self.decodes.isascii() and len(self.decodes) % 2 == 0
+        if self.decodes and not (self.raw and pairs):
+            raise ValueError(f"a raw lane decodes pairs of ASCII characters, got {self.decodes!r}")
 
 
 # A body whose end lies inside text it held back from earlier pieces (a possible marker

@@ -32,12 +32,6 @@ SPECIALS: Final = {
     for quote in "'\""
     for triple in (False, True)
 }
-#: The lane of a string literal quoted with ``q`` (``PythonicBody.lane``): characters that
-#: are themselves in JSON and neither close nor escape; and as data, for the C text lane.
-_LANES: Final = {
-    q: (re.compile(f'[^{q}"\\\\\x00-\x1f]+'), Steady(q + "\\", escapes=False, raw=True))
-    for q in "'\""
-}
 _OCTAL: Final = frozenset("01234567")
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
 _HEX_DIGITS: Final = {"x": 2, "u": 4, "U": 8}
@@ -49,6 +43,23 @@ _SIMPLE_ESCAPES: Final = dict(  # a backslash before a newline joins the lines
     )
 )
 _MAX_CHAR_NAME: Final = 100
+#: The simple escapes whose character JSON writes as itself or as a two-character escape
+#: (``\\n``, ``\\'``, ...), as ``Steady.decodes`` pairs: the C text lane takes them.
+_LANE_DECODES: Final = "".join(
+    escape + char
+    for escape, char in _SIMPLE_ESCAPES.items()
+    if len(char) == 1 and (" " <= char <= "~" or char in "\n\t\r\b\f")
+)
+#: The lane of a string literal quoted with ``q`` (``PythonicBody.lane``): characters that
+#: are themselves in JSON and neither close nor escape; and as data, for the C text lane,
+#: which also takes the simple escapes above.
+_LANES: Final = {
+    q: (
+        re.compile(f'[^{q}"\\\\\x00-\x1f]+'),
+        Steady(q + "\\", escapes=False, raw=True, decodes=_LANE_DECODES),
+    )
+    for q in "'\""
+}
 
 
 def spaces(text: str, pos: int) -> int:
@@ -270,5 +281,10 @@ class PythonStrings:
         self._base += len(piece)
 
     def skipped(self, chars: int, escape: bool, newline: bool = False) -> None:
-        """``chars`` characters went by the lane: they were read."""
+        """``chars`` characters went by the lane: they were read (the last a backslash that
+        begins an escape, if ``escape``)."""
         self._base += chars
+        if escape:
+            self._esc = ""
+            self._esc_at = self._base - 1
+            self._mode = self._escape
