@@ -29,6 +29,7 @@
 #include <structmember.h>
 
 #include "fastpath.h"
+#include "quiet.h"
 
 typedef struct {
     PyTypeObject *reader_type;    /* BlockFragments */
@@ -766,6 +767,7 @@ typedef struct {
     char lane_newline;      /* _lane_newline (T_BOOL): a line break is held (lane_trim) */
     PyObject *lane_decodes; /* _lane_decodes: bytes, the escapes a raw lane takes, as pairs
                                (the character after the backslash, the one it stands for) */
+    QuietLane quiet;        /* _quiet_*: pieces of the model's text that give nothing */
 } StitcherObject;
 
 static int stitcher_traverse(PyObject *op, visitproc visit, void *arg) {
@@ -777,7 +779,7 @@ static int stitcher_traverse(PyObject *op, visitproc visit, void *arg) {
     Py_VISIT(self->text_lane);
     Py_VISIT(self->lane_stops);
     Py_VISIT(self->lane_decodes);
-    return 0;
+    return ts_quiet_traverse(&self->quiet, visit, arg);
 }
 
 static int stitcher_clear(PyObject *op) {
@@ -788,6 +790,7 @@ static int stitcher_clear(PyObject *op) {
     Py_CLEAR(self->text_lane);
     Py_CLEAR(self->lane_stops);
     Py_CLEAR(self->lane_decodes);
+    ts_quiet_clear(&self->quiet);
     return 0;
 }
 
@@ -1192,6 +1195,8 @@ static PyObject *text_lane(StitcherObject *self, PyObject *piece, const RawPiece
 }
 
 /* Stitcher.feed(data) */
+static PyObject *feed_data(PyObject *op, PyObject *data);
+
 static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
     static const char *const names[] = {"data"};
@@ -1199,6 +1204,10 @@ static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t n
     if (ts_parse_params("feed", args, nargs, kwnames, names, 1, &data) < 0) {
         return NULL;
     }
+    return feed_data(op, data);
+}
+
+static PyObject *feed_data(PyObject *op, PyObject *data) {
     if (ev.python_feed == NULL) {
         PyErr_SetString(PyExc_RuntimeError,
                         "toolstitch._native: configure_event_path() has not been called");
@@ -1216,6 +1225,17 @@ static PyObject *stitcher_feed(PyObject *op, PyObject *const *args, Py_ssize_t n
         if (lane) {
             self->lane_escape = (char)escape;
             return text_lane(self, data, &raw, fragment);
+        }
+    }
+    if (self->quiet.markers != NULL && self->quiet.markers != Py_None &&
+        PyUnicode_CheckExact(data)) { /* the quiet lane: held back, read with the next piece */
+        int quiet = ts_quiet_piece(&self->quiet, data);
+        if (quiet < 0) {
+            return NULL;
+        }
+        if (quiet) {
+            self->events_read += 1;
+            return PyList_New(0);
         }
     }
     PyObject *reader = self->fragment;
@@ -1248,7 +1268,7 @@ PyObject *ts_native_feed_of(PyObject *feed) {
 }
 
 PyObject *ts_stitcher_feed(PyObject *stitcher, PyObject *piece) {
-    return stitcher_feed(stitcher, &piece, 1, NULL);
+    return feed_data(stitcher, piece);
 }
 
 static PyMethodDef stitcher_methods[] = {
@@ -1277,6 +1297,12 @@ static PyMemberDef stitcher_members[] = {
     {"_lane_tail", T_PYSSIZET, offsetof(StitcherObject, lane_tail), 0, NULL},
     {"_lane_newline", T_BOOL, offsetof(StitcherObject, lane_newline), 0, NULL},
     {"_lane_decodes", T_OBJECT, offsetof(StitcherObject, lane_decodes), 0, NULL},
+    {"_quiet_markers", T_OBJECT, offsetof(StitcherObject, quiet.markers), 0, NULL},
+    {"_quiet_tail", T_OBJECT, offsetof(StitcherObject, quiet.tail), 0, NULL},
+    {"_quiet_stops", T_OBJECT, offsetof(StitcherObject, quiet.stops), 0, NULL},
+    {"_quiet_pending", T_OBJECT, offsetof(StitcherObject, quiet.pending), 0, NULL},
+    {"_quiet_room", T_PYSSIZET, offsetof(StitcherObject, quiet.room), 0, NULL},
+    {"_quiet_plain", T_BYTE, offsetof(StitcherObject, quiet.plain), 0, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 

@@ -66,6 +66,7 @@ from toolstitch.stitch.parallel import ParallelWrappers, declared_names, needed
 from toolstitch.stitch.pump import PUMP, Pump
 from toolstitch.stitch.recovery import tool_error_reply
 from toolstitch.stitch.textcalls import TextCalls
+from toolstitch.text.bodies import QUIET_PLAIN
 from toolstitch.vocab.call_events import (
     ArgumentsDelta,
     CallDiscarded,
@@ -372,6 +373,18 @@ class _StitcherBody:
     _lane_lines: int = 0
     _lane_tail: int = 0
     _lane_newline: bool = False
+    #: What pieces of the model's text would give nothing now (``TextReader.quiet``, a
+    #: ``bodies.Quiet``), as data for the C quiet lane: ``_quiet_markers`` (``None``: no
+    #: lane), ``_quiet_tail`` (what may still become a marker), ``_quiet_plain`` (0 none, 1
+    #: any, 2 whitespace), ``_quiet_stops`` and ``_quiet_room``. The C ``feed`` holds such
+    #: pieces back in ``_quiet_pending`` (counted as read); the next piece that is not quiet
+    #: is read joined to them, and ``close`` reads them first.
+    _quiet_markers: tuple[str, ...] | None = None
+    _quiet_tail: str = ""
+    _quiet_plain: int = 0
+    _quiet_stops: str = ""
+    _quiet_room: int = 0
+    _quiet_pending: str | None = None
     #: Some event meant something: an event other than a ``StreamWarning`` came out of the
     #: stream (``_observe``); the format being detected, or ``[DONE]``, is not enough.
     _understood = False
@@ -496,6 +509,8 @@ class _StitcherBody:
         ):
             if self._lane_chars:
                 self._lane_sync()
+            if self._quiet_pending is not None:
+                return self._raw_text(data)
             index = textcalls.reader.lane(data)
             if index is not None:
                 # The steady state of a long string argument written in the text: the
@@ -538,7 +553,12 @@ class _StitcherBody:
 
     def _raw_text(self, data: str) -> list[Event]:
         """``feed(data)`` for a piece of the model's raw output (``text_format`` given):
-        read by the ``"text"`` adapter, its text by the format."""
+        read by the ``"text"`` adapter, its text by the format (after the quiet pieces the C
+        lane held back, if any)."""
+        pending = self._quiet_pending
+        if pending is not None:
+            self._quiet_pending = None
+            data = pending + data
         if self._mode is None and self.adapter is None:
             self.adapter = self._adapter("text")
         self._set_mode("text")
@@ -550,12 +570,20 @@ class _StitcherBody:
         return events
 
     def _lane_ask(self) -> None:
-        """``_text_lane`` and its lane now: what ``TextReader.steady`` says of the open call."""
+        """``_text_lane`` and its lane now: what ``TextReader.steady`` says of the open call;
+        else the quiet lane: what ``TextReader.quiet`` says."""
         textcalls = self._textcalls
         steady = None if textcalls is None or self._closed else textcalls.reader.steady()
         if steady is None:
             self._text_lane = None
+            quiet = None if textcalls is None or self._closed else textcalls.reader.quiet()
+            self._quiet_markers = None if quiet is None else quiet.markers
+            if quiet is not None:
+                self._quiet_tail, self._quiet_stops = quiet.held, quiet.stops
+                self._quiet_plain = QUIET_PLAIN.index(quiet.plain)
+                self._quiet_room = quiet.room
             return
+        self._quiet_markers = None
         self._text_lane, lane = steady
         self._lane_stops, self._lane_escapes = lane.stops.encode(), lane.escapes
         self._lane_raw, self._lane_newlines, self._lane_trim = lane.raw, lane.newlines, lane.trim
@@ -613,8 +641,18 @@ class _StitcherBody:
         discarded after a cut. ``cancelled=True`` says the reader stopped before the
         stream's end (``Stitch.close``, a cancelled task): a cut, whatever was read.
         """
+        pending, self._quiet_markers = self._quiet_pending, None
+        if pending is None or self._closed:
+            return self._close(cancelled)
+        self._quiet_pending = None  # what the quiet lane held back is read first
+        self.events_read -= 1  # it was counted when it was held
+        early = self._raw_text(pending)
+        return early + self._close(cancelled)
+
+    def _close(self, cancelled: bool) -> list[Event]:
+        """``close``, once what the quiet lane held back was read."""
         self._direct = self._fragment = None  # a feed after close goes the long way, refused
-        self._text_lane = None
+        self._text_lane = self._quiet_markers = None
         if self._closed:
             return []
         if self._lane_chars:

@@ -59,7 +59,7 @@ class MarkerSet:
     scanner of this set ever holds back (the longest marker's length less one).
     """
 
-    __slots__ = ("_depth", "_fail", "_first", "_goto", "_output", "hold", "markers")
+    __slots__ = ("_depth", "_fail", "_first", "_goto", "_output", "firsts", "hold", "markers")
 
     def __init__(self, markers: Iterable[str]) -> None:
         found = tuple(dict.fromkeys(markers))
@@ -82,6 +82,8 @@ class MarkerSet:
             self._add(marker)
         self._fail = self._links()
         starts = sorted(self._goto[_ROOT])
+        #: The characters markers begin with.
+        self.firsts = "".join(starts)
         # The characters that leave the root: the only ones worth stopping at from there.
         self._first = (
             re.compile("[" + "".join(re.escape(c) for c in starts) + "]") if starts else None

@@ -42,7 +42,7 @@ from toolstitch.core.instructions import Discard, EndCall, Item, arguments
 from toolstitch.core.record import CallRecords
 from toolstitch.json.lexicon import snippet
 from toolstitch.schema.declarations import normalize_tools
-from toolstitch.text.bodies import BODIES, Body, Steady
+from toolstitch.text.bodies import BODIES, Body, Quiet, Steady
 from toolstitch.text.bodies.json import STEADY_LANE
 from toolstitch.text.formats import State, TextFormat, text_format
 from toolstitch.text.headers import HEADERS, MAX_HEADER_CHARS
@@ -70,6 +70,9 @@ MAX_STRAY_WARNINGS: Final = 16
 MAX_LEAD_CHARS: Final = 4096
 
 _WHITESPACE: Final = " \t\r\n"
+#: What plain text each kind of state reads without a word (``quiet``): a header gathers it,
+#: markup drops whitespace; content and reasoning give it out.
+_QUIET_PLAIN: Final = {"header": "any", "skip": "whitespace"}
 
 
 class _Call:
@@ -312,6 +315,24 @@ class TextReader:
         steady: Steady | None = getattr(body, "steady", None)
         return None if steady is None else (call.index, steady)
 
+    def quiet(self) -> Quiet | None:
+        """What pieces would give nothing now (``bodies.Quiet``), when the reader (or its
+        body) rests in a marker scanner with nothing else pending: the ``Stitcher``'s C quiet
+        lane may then hold such pieces back and hand them over, joined, with the next piece
+        that is not quiet (or at the end)."""
+        state = self._state
+        if self._closed or self._lead or state.kind == "lead":
+            return None
+        if state.kind == "body":
+            body = self._body
+            return None if body is None else getattr(body, "quiet", None)
+        scanner = self._scanners.get(state.name)
+        if scanner is None:
+            return None
+        markers = scanner.markers
+        plain = _QUIET_PLAIN.get(state.kind, "none")
+        return Quiet(scanner.held, markers.markers, markers.firsts, plain, MAX_HEADER_CHARS)
+
     def skipped(
         self, chars: int, escape: bool, lines: int = 0, tail: int = 0, newline: bool = False
     ) -> None:
@@ -393,7 +414,8 @@ class TextReader:
             self._out.append(
                 stream_quirk(
                     "quirk-text-stray",
-                    f"text between {self.format.name} markers was dropped: {text[:80]!r}",
+                    f"text between {self.format.name} markers was dropped: "
+                    f"{text.lstrip(_WHITESPACE)[:80]!r}",
                 )
             )
 

@@ -42,10 +42,12 @@ from typing import Any, Protocol
 __all__ = [
     "BODIES",
     "BODY_VARIANTS",
+    "QUIET_PLAIN",
     "VARIANTS_OF",
     "Body",
     "BodyFactory",
     "CallSink",
+    "Quiet",
     "Steady",
     "variants_of",
 ]
@@ -140,6 +142,36 @@ class Steady:
         pairs = self.decodes.isascii() and len(self.decodes) % 2 == 0
         if self.decodes and not (self.raw and pairs):
             raise ValueError(f"a raw lane decodes pairs of ASCII characters, got {self.decodes!r}")
+
+
+#: What plain text (text that is no marker's beginning) a quiet piece may hold: none, any,
+#: or only whitespace (``Quiet.plain``).
+QUIET_PLAIN: tuple[str, ...] = ("none", "any", "whitespace")
+
+
+@dataclass(frozen=True)
+class Quiet:
+    """Pieces that give no events, as data, for the C quiet lane of the ``Stitcher``: the
+    reader (or its body) rests in a marker scanner that holds ``held`` (the longest suffix
+    read that may still become one of ``markers``). A piece is quiet when what is held and
+    the quiet pieces after it are still a proper prefix of one of ``markers`` (nothing is
+    decided); or, with ``plain`` other than ``"none"`` and nothing held, when the piece's
+    text before its first character of ``stops`` (the markers' first characters) is plain
+    text the state drops or gathers silently (``"any"``: a header; ``"whitespace"``: markup
+    between markers), at most ``room`` characters of it in all, and the rest of the piece a
+    proper prefix of a marker. Quiet pieces may be held back and read, joined, with the next
+    piece that is not: the reader reads any cut of a text alike, and these give nothing."""
+
+    held: str
+    markers: tuple[str, ...]
+    #: The markers' first characters: where plain text ends (``MarkerSet.firsts``).
+    stops: str
+    plain: str = "none"
+    room: int = 0
+
+    def __post_init__(self) -> None:
+        if self.plain not in QUIET_PLAIN:
+            raise ValueError(f"Quiet.plain is one of {QUIET_PLAIN}, got {self.plain!r}")
 
 
 # A body whose end lies inside text it held back from earlier pieces (a possible marker
