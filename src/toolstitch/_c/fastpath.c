@@ -43,6 +43,9 @@ typedef struct {
     PyTypeObject *text_type;      /* TextBuffer */
     PyTypeObject *call_type;      /* CallBase */
     PyTypeObject *assembler_type; /* AssemblerBase */
+    /* The exact classes of the latest call and assembler found to be CallBase and
+     * AssemblerBase instances (subclasses, made in Python): asked before PyObject_TypeCheck. */
+    PyTypeObject *hot_call_class, *hot_assembler_class;
     /* Handed over by configure_fast_path(); join_every == 0 until then. */
     Py_ssize_t join_every;            /* vocab.text.JOIN_EVERY */
     PyObject *text_snapshot;          /* vocab.text.TextSnapshot */
@@ -852,8 +855,11 @@ static int first_fragment(AsmObject *self, const CallObject *call, const Fields 
  * 1, 0 or -1. */
 static int is_hot(AsmObject *self, PyObject *call_obj, const Fields *f, int *first) {
     *first = 0;
-    if (!PyObject_TypeCheck(call_obj, fast.call_type)) {
-        return 0;
+    if (!Py_IS_TYPE(call_obj, fast.hot_call_class)) {
+        if (!PyObject_TypeCheck(call_obj, fast.call_type)) {
+            return 0;
+        }
+        ts_set_ref((PyObject **)&fast.hot_call_class, (PyObject *)Py_TYPE(call_obj));
     }
     CallObject *call = (CallObject *)call_obj;
     int usable = non_empty(f->arguments) && !non_empty(f->id) && !non_empty(f->name) &&
@@ -1426,7 +1432,13 @@ static PyObject *apply_fields(AsmObject *self, const Fields *f) {
     if (f->index == Py_None || self->calls == NULL || !PyDict_CheckExact(self->calls)) {
         return python_apply((PyObject *)self, f);
     }
-    PyObject *call = PyDict_GetItemWithError(self->calls, f->index);
+    /* A call is put in _calls once, at an index not there, and _last is always one of them
+     * (reset() empties both): the latest call, when it has that index, is the one. */
+    PyObject *last = self->last;
+    PyObject *call = last != NULL && Py_IS_TYPE(last, fast.hot_call_class) &&
+                             ((CallObject *)last)->index == f->index
+                         ? last
+                         : PyDict_GetItemWithError(self->calls, f->index);
     PyObject *events = NULL;
     if (call == NULL) {
         int started = PyErr_Occurred() ? -1 : start_call(self, f, &events);
@@ -1543,10 +1555,23 @@ static PyObject *asm_feed_arguments(PyObject *op, PyObject *const *args, Py_ssiz
     return apply_fields((AsmObject *)op, &f);
 }
 
+/* Whether `op` is a native Assembler (an instance of AssemblerBase): its exact class, the one
+ * seen last, is asked first. */
+static int is_assembler(PyObject *op) {
+    if (Py_IS_TYPE(op, fast.hot_assembler_class)) {
+        return 1;
+    }
+    if (!PyObject_TypeCheck(op, fast.assembler_type)) {
+        return 0;
+    }
+    ts_set_ref((PyObject **)&fast.hot_assembler_class, (PyObject *)Py_TYPE(op));
+    return 1;
+}
+
 /* feed_arguments(index, fragment) of `assembler` (fastpath.h). */
 PyObject *ts_feed_arguments(PyObject *assembler, PyObject *index, PyObject *fragment) {
-    if (fast.join_every > 0 && PyObject_TypeCheck(assembler, fast.assembler_type) &&
-        PyLong_CheckExact(index) && !ts_is_negative(index) && PyUnicode_CheckExact(fragment)) {
+    if (fast.join_every > 0 && is_assembler(assembler) && PyLong_CheckExact(index) &&
+        !ts_is_negative(index) && PyUnicode_CheckExact(fragment)) {
         Fields f = {index, Py_None, Py_None, Py_None, fragment}; /* borrowed: the caller's */
         return apply_fields((AsmObject *)assembler, &f);
     }
