@@ -1048,7 +1048,9 @@ static PyObject *raw_arguments(const char *text, Py_ssize_t size, const RawPiece
     if (trim && raw->ends_with_newline) {
         size -= 1;
     }
-    char *out = PyMem_Malloc((size_t)(size + raw->extra + 2));
+    char small[256]; /* most pieces: no allocation */
+    size_t room = (size_t)(size + raw->extra + 2);
+    char *out = room <= sizeof(small) ? small : PyMem_Malloc(room);
     if (out == NULL) {
         return PyErr_NoMemory();
     }
@@ -1069,8 +1071,20 @@ static PyObject *raw_arguments(const char *text, Py_ssize_t size, const RawPiece
         }
     }
     PyObject *result = PyUnicode_DecodeUTF8(out, n, "strict");
-    PyMem_Free(out);
+    if (out != small) {
+        PyMem_Free(out);
+    }
     return result;
+}
+
+/* Whether `c` is one of the `count` stops (a few characters: compared in place). */
+static int is_stop(const char *stops, Py_ssize_t count, unsigned char c) {
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if ((unsigned char)stops[k] == c) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* 1 if `piece`, an exact str, is non-empty and belongs to the lane (bodies.Steady): no control
@@ -1133,7 +1147,7 @@ static int lane_piece(StitcherObject *self, PyObject *piece, int *escape, RawPie
             } else if ((unsigned char)text[i] < 0x20) {
                 return 0;
             }
-        } else if (c < 0x80 && memchr(stops, c, (size_t)count) != NULL) {
+        } else if (c < 0x80 && is_stop(stops, count, c)) {
             return 0;
         } else if (c < 0x20 && !(breaks && (c == '\n' || c == '\t' || c == '\r'))) {
             return 0;
