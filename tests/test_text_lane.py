@@ -249,3 +249,19 @@ def test_a_steady_lane_is_checked_as_it_is_declared() -> None:
         Steady("é", escapes=False)
     with pytest.raises(ValueError, match="no escapes"):
         Steady('"', escapes=True, raw=True)
+
+
+@pytest.mark.parametrize("fmt", sorted(RAW_FORMATS))
+def test_the_core_counts_every_character_the_raw_lane_gives_it(fmt: str) -> None:
+    """The raw lane's fragments are string content valid as they are: the scanner only
+    counts them (ts_scan_string_run), and what it counts is what the arguments hold, so a
+    fault found later is replayed from the right place."""
+    text = lead(fmt) + RAW_FORMATS[fmt].format('say "hi"\\ and é' * 8, "1")
+    stitcher = Stitcher(text_format=fmt)  # no tools: no checks, the scanner stays native
+    at = text.index("say")
+    for chunk in [text[:at], *cut(text[at : at + 60], [3])]:
+        stitcher.feed(chunk)
+    assert stitcher._lane_chars > 0  # the lane took pieces
+    (call,) = stitcher.assembler._calls.values()  # type: ignore[attr-defined]
+    assert call.tokenizer.native
+    assert call.tokenizer.fed == call.buffer.length > 0

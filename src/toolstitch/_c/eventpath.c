@@ -810,16 +810,21 @@ static PyObject *stitcher_new(PyTypeObject *type, PyObject *args, PyObject *kwar
 static PyObject *stitcher_observe(PyObject *op, PyObject *events);
 
 /* `self.assembler.feed_arguments(core, fragment)`: C to C for the native Assembler itself. */
-static PyObject *feed_arguments(StitcherObject *self, PyObject *core, PyObject *fragment) {
+static PyObject *feed_string_run(StitcherObject *self, PyObject *core, PyObject *fragment,
+                                 int trusted) {
     PyObject *assembler = self->assembler;
     if (assembler == NULL) {
         PyErr_SetString(PyExc_AttributeError, "assembler");
         return NULL;
     }
     if ((PyObject *)Py_TYPE(assembler) == ev.assembler_class) {
-        return ts_feed_arguments(assembler, core, fragment);
+        return ts_feed_string_run(assembler, core, fragment, trusted);
     }
     return PyObject_CallMethod(assembler, "feed_arguments", "OO", core, fragment);
+}
+
+static PyObject *feed_arguments(StitcherObject *self, PyObject *core, PyObject *fragment) {
+    return feed_string_run(self, core, fragment, 0);
 }
 
 /* `len(events) == 1 and type(events[0]) is ArgumentsDelta and self._understood`: 1, 0, -1. */
@@ -1203,7 +1208,8 @@ static PyObject *text_lane(StitcherObject *self, PyObject *piece, const RawPiece
     if (fragment == NULL) {
         return PyList_New(0); /* a held line break, an escape's backslash: the reader gives nothing */
     }
-    PyObject *events = feed_arguments(self, self->text_lane, fragment);
+    /* A raw lane's fragment is JSON string content it wrote itself: valid as it is. */
+    PyObject *events = feed_string_run(self, self->text_lane, fragment, self->lane_raw);
     Py_DECREF(fragment);
     return fed(self, events, ev.s_lane_events);
 }

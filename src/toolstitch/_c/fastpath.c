@@ -534,6 +534,7 @@ static int asm_set_max_chars(PyObject *op, PyObject *value, void *closure) {
 /* (index, id, type, name, arguments) of a delta: strong references, NULL until read. */
 typedef struct {
     PyObject *index, *id, *kind, *name, *arguments;
+    int trusted; /* arguments are plain string content, valid as they are (ts_scan_string_run) */
 } Fields;
 
 static void fields_clear(Fields *f) {
@@ -1400,7 +1401,8 @@ static int feed_hot(AsmObject *self, PyObject *call_obj, const Fields *f, PyObje
         return -1;
     }
     PyList_SetItem(events, 0, event); /* steals event; cannot fail: index 0 of a 1-list */
-    int scanned = ts_scan(call->tokenizer, f->arguments);
+    int scanned = f->trusted ? ts_scan_string_run(call->tokenizer, f->arguments, n)
+                             : ts_scan(call->tokenizer, f->arguments);
     if (scanned < 0 || scanned == TS_HANDOVER) {
         Py_DECREF(events);
         return scanned < 0 ? -1 : 0;
@@ -1515,7 +1517,7 @@ static PyObject *asm_feed(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
     if (!configured() || ts_parse_params("feed", args, nargs, kwnames, names, 1, &delta) < 0) {
         return NULL;
     }
-    Fields f = {NULL, NULL, NULL, NULL, NULL};
+    Fields f = {NULL, NULL, NULL, NULL, NULL, 0};
     PyObject *events = NULL;
     switch (read_fields(delta, &f)) {
     case READ_OK:
@@ -1551,7 +1553,7 @@ static PyObject *asm_feed_arguments(PyObject *op, PyObject *const *args, Py_ssiz
         return PyObject_CallFunctionObjArgs(fast.python_feed_arguments, op, index, fragment,
                                             NULL);
     }
-    Fields f = {index, Py_None, Py_None, Py_None, fragment}; /* borrowed: the caller's */
+    Fields f = {index, Py_None, Py_None, Py_None, fragment, 0}; /* borrowed: the caller's */
     return apply_fields((AsmObject *)op, &f);
 }
 
@@ -1570,9 +1572,14 @@ static int is_assembler(PyObject *op) {
 
 /* feed_arguments(index, fragment) of `assembler` (fastpath.h). */
 PyObject *ts_feed_arguments(PyObject *assembler, PyObject *index, PyObject *fragment) {
+    return ts_feed_string_run(assembler, index, fragment, 0);
+}
+
+PyObject *ts_feed_string_run(PyObject *assembler, PyObject *index, PyObject *fragment,
+                             int trusted) {
     if (fast.join_every > 0 && is_assembler(assembler) && PyLong_CheckExact(index) &&
         !ts_is_negative(index) && PyUnicode_CheckExact(fragment)) {
-        Fields f = {index, Py_None, Py_None, Py_None, fragment}; /* borrowed: the caller's */
+        Fields f = {index, Py_None, Py_None, Py_None, fragment, trusted}; /* borrowed */
         return apply_fields((AsmObject *)assembler, &f);
     }
     return PyObject_CallMethodObjArgs(assembler, fast.s_feed_arguments, index, fragment, NULL);

@@ -21,6 +21,11 @@ int ts_fastpath_init(PyObject *module);
  * with an exception set. (Callers make sure that no subclass overrides the method.) */
 PyObject *ts_feed_arguments(PyObject *assembler, PyObject *index, PyObject *fragment);
 
+/* ts_feed_arguments, told (`trusted`) that the fragment is plain string content valid as it
+ * is (scanner.h, ts_scan_string_run): the raw text lane's. */
+PyObject *ts_feed_string_run(PyObject *assembler, PyObject *index, PyObject *fragment,
+                             int trusted);
+
 /* Assembler.feed({"index": index, "id": call_id, "function": {"name": name}}) on
  * `assembler`, called from C: the C paths (the start path first) when `assembler` is exactly
  * the native Assembler (configure_start_path()), `index` an exact int >= 0 and `call_id` and

@@ -613,6 +613,14 @@ int ts_scan(PyObject *scanner, PyObject *fragment) {
     return scan(self, fragment);
 }
 
+int ts_scan_string_run(PyObject *scanner, PyObject *fragment, Py_ssize_t length) {
+    Scanner *self = (Scanner *)scanner;
+    if (self->delegate != NULL) return TS_HANDOVER;
+    if (self->st.lex != L_STR || length <= 0) return scan(self, fragment);
+    self->fed += length; /* plain text of the open string: nothing else moves */
+    return TS_OPEN;
+}
+
 /* -- the Python type -------------------------------------------------------------------- */
 
 static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {

@@ -31,4 +31,9 @@ int ts_scanner_raw_pairs(PyObject *scanner);
  * so the caller may feed the same fragment through Scanner.feed (which hands over). */
 int ts_scan(PyObject *scanner, PyObject *fragment);
 
+/* ts_scan of a fragment its caller knows to be plain string content, valid as it is (no
+ * quote, no control character, only complete valid escapes, no lone surrogate: the raw text
+ * lane writes nothing else), `length` characters: inside a string it only counts them. */
+int ts_scan_string_run(PyObject *scanner, PyObject *fragment, Py_ssize_t length);
+
 #endif
