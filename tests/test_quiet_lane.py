@@ -22,7 +22,7 @@ from test_text_lane import cut, seen
 from toolstitch import NATIVE, Limits, Stitcher
 from toolstitch.testing import PythonStitcher
 from toolstitch.testing.text_outputs import RENDERERS, text_outputs
-from toolstitch.text.bodies import Quiet
+from toolstitch.text.bodies import QUIET_PLAIN, Quiet
 
 pytestmark = pytest.mark.skipif(not NATIVE, reason="the C extension is not active")
 
@@ -132,10 +132,12 @@ def test_a_name_past_the_limit_fails_at_the_piece_that_crosses_it() -> None:
     assert discards == [len("<tool_call>\n<function=" + "n" * 21) // 3]  # the 21st name char
 
 
-def test_quiet_is_checked_as_it_is_declared() -> None:
-    assert Quiet("<to", ("<tool>", "[x]"), "<[", "any", 5).plain == "any"
-    with pytest.raises(ValueError, match="plain"):
-        Quiet("", ("<a>",), "<", "some")
+def test_quiet_is_data_the_c_lane_reads() -> None:
+    quiet = Quiet("<to", ("<tool>", "[x]"), "<[", "any", 5)
+    assert QUIET_PLAIN.index(quiet.plain) == 1  # the code C reads in _quiet_plain
+    assert QUIET_PLAIN == ("none", "any", "whitespace")
+    with pytest.raises(AttributeError):
+        quiet.room = 6  # type: ignore[misc]
 
 
 @pytest.mark.parametrize(

@@ -768,6 +768,8 @@ typedef struct {
     PyObject *lane_decodes; /* _lane_decodes: bytes, the escapes a raw lane takes, as pairs
                                (the character after the backslash, the one it stands for) */
     QuietLane quiet;        /* _quiet_*: pieces of the model's text that give nothing */
+    PyObject *stops_of;     /* the _lane_stops that is_stop was made from */
+    unsigned char is_stop[128]; /* its ASCII characters */
 } StitcherObject;
 
 static int stitcher_traverse(PyObject *op, visitproc visit, void *arg) {
@@ -779,6 +781,7 @@ static int stitcher_traverse(PyObject *op, visitproc visit, void *arg) {
     Py_VISIT(self->text_lane);
     Py_VISIT(self->lane_stops);
     Py_VISIT(self->lane_decodes);
+    Py_VISIT(self->stops_of);
     return ts_quiet_traverse(&self->quiet, visit, arg);
 }
 
@@ -790,6 +793,7 @@ static int stitcher_clear(PyObject *op) {
     Py_CLEAR(self->text_lane);
     Py_CLEAR(self->lane_stops);
     Py_CLEAR(self->lane_decodes);
+    Py_CLEAR(self->stops_of);
     ts_quiet_clear(&self->quiet);
     return 0;
 }
@@ -1000,19 +1004,13 @@ typedef struct {
     int ends_with_newline;
 } RawPiece;
 
-/* The JSON escape of one ASCII character of raw text, or 0 when it is itself. */
-static char raw_escape(unsigned char c) {
-    switch (c) {
-    case '"': return '"';
-    case '\\': return '\\';
-    case '\n': return 'n';
-    case '\t': return 't';
-    case '\r': return 'r';
-    case '\b': return 'b';
-    case '\f': return 'f';
-    default: return 0;
-    }
-}
+/* The JSON escape of each ASCII character of raw text that has one (0: it is itself). */
+static const char JSON_ESCAPE[128] = {
+    ['"'] = '"', ['\\'] = '\\', ['\n'] = 'n', ['\t'] = 't', ['\r'] = 'r', ['\b'] = 'b', ['\f'] = 'f',
+};
+
+/* The JSON escape of one character of raw text, or 0 when it is itself. */
+static inline char raw_escape(unsigned char c) { return c < 0x80 ? JSON_ESCAPE[c] : 0; }
 
 /* The escapes a raw lane takes (Steady.decodes): pairs of the character after the backslash
  * and the one that escape stands for. */
@@ -1082,16 +1080,6 @@ static PyObject *raw_arguments(const char *text, Py_ssize_t size, const RawPiece
     return result;
 }
 
-/* Whether `c` is one of the `count` stops (a few characters: compared in place). */
-static int is_stop(const char *stops, Py_ssize_t count, unsigned char c) {
-    for (Py_ssize_t k = 0; k < count; k++) {
-        if ((unsigned char)stops[k] == c) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* 1 if `piece`, an exact str, is non-empty and belongs to the lane (bodies.Steady): no control
  * character and none of `stops`, except, with `escapes`, as the character after a backslash
  * (the core judges the escape; after an escape's backslash if *escape is set), perhaps a
@@ -1102,12 +1090,21 @@ static int is_stop(const char *stops, Py_ssize_t count, unsigned char c) {
  * where ASCII characters are single bytes, never inside a longer sequence. */
 static int lane_piece(StitcherObject *self, PyObject *piece, int *escape, RawPiece *raw,
                       PyObject **fragment) {
-    char *stops;
-    Py_ssize_t count;
-    if (self->lane_stops == NULL || PyBytes_AsStringAndSize(self->lane_stops, &stops, &count) < 0) {
-        PyErr_Clear(); /* not bytes: the Python path decides */
-        return 0;
+    if (self->lane_stops != self->stops_of) { /* the lane changed: its stops as a table */
+        char *stops;
+        Py_ssize_t count;
+        if (self->lane_stops == NULL ||
+            PyBytes_AsStringAndSize(self->lane_stops, &stops, &count) < 0) {
+            PyErr_Clear(); /* not bytes: the Python path decides */
+            return 0;
+        }
+        memset(self->is_stop, 0, sizeof(self->is_stop));
+        for (Py_ssize_t k = 0; k < count; k++) {
+            self->is_stop[(unsigned char)stops[k] & 0x7F] = 1;
+        }
+        ts_set_ref(&self->stops_of, self->lane_stops);
     }
+    const unsigned char *is_stop = self->is_stop;
     Py_ssize_t size;
     const char *text = PyUnicode_AsUTF8AndSize(piece, &size);
     if (text == NULL) {
@@ -1152,7 +1149,7 @@ static int lane_piece(StitcherObject *self, PyObject *piece, int *escape, RawPie
             } else if ((unsigned char)text[i] < 0x20) {
                 return 0;
             }
-        } else if (c < 0x80 && is_stop(stops, count, c)) {
+        } else if (c < 0x80 && is_stop[c]) {
             return 0;
         } else if (c < 0x20 && !(breaks && (c == '\n' || c == '\t' || c == '\r'))) {
             return 0;

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 __all__ = [
     "BODIES",
@@ -149,8 +149,7 @@ class Steady:
 QUIET_PLAIN: tuple[str, ...] = ("none", "any", "whitespace")
 
 
-@dataclass(frozen=True)
-class Quiet:
+class Quiet(NamedTuple):
     """Pieces that give no events, as data, for the C quiet lane of the ``Stitcher``: the
     reader (or its body) rests in a marker scanner that holds ``held`` (the longest suffix
     read that may still become one of ``markers``). A piece is quiet when what is held and
@@ -160,7 +159,9 @@ class Quiet:
     text the state drops or gathers silently (``"any"``: a header; ``"whitespace"``: markup
     between markers), at most ``room`` characters of it in all, and the rest of the piece a
     proper prefix of a marker. Quiet pieces may be held back and read, joined, with the next
-    piece that is not: the reader reads any cut of a text alike, and these give nothing."""
+    piece that is not: the reader reads any cut of a text alike, and these give nothing. A
+    tuple, made after every piece the reader reads in Python: ``plain`` is one of
+    ``QUIET_PLAIN`` (the C lane takes any other as ``"none"``)."""
 
     held: str
     markers: tuple[str, ...]
@@ -168,10 +169,6 @@ class Quiet:
     stops: str
     plain: str = "none"
     room: int = 0
-
-    def __post_init__(self) -> None:
-        if self.plain not in QUIET_PLAIN:
-            raise ValueError(f"Quiet.plain is one of {QUIET_PLAIN}, got {self.plain!r}")
 
 
 # A body whose end lies inside text it held back from earlier pieces (a possible marker
