@@ -262,6 +262,6 @@ def test_the_core_counts_every_character_the_raw_lane_gives_it(fmt: str) -> None
     for chunk in [text[:at], *cut(text[at : at + 60], [3])]:
         stitcher.feed(chunk)
     assert stitcher._lane_chars > 0  # the lane took pieces
-    (call,) = stitcher.assembler._calls.values()  # type: ignore[attr-defined]
-    assert call.tokenizer.native
+    (call,) = stitcher.assembler._calls.values()
+    assert getattr(call.tokenizer, "native", False)  # the C scanner, not handed over
     assert call.tokenizer.fed == call.buffer.length > 0
