@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from driven import Driven
 from fixtures.expected import fixture_names, load, normalize, payloads
-from strategies import PROPERTY_SETTINGS
+from strategies import PROPERTY_SETTINGS, per_pass
 from toolstitch.adapters import AnthropicAdapter, detect
 from toolstitch.core.assembler import Assembler
 from toolstitch.stitch.driver import Driver
@@ -53,6 +53,7 @@ def stop(index: int) -> dict[str, object]:
     return {"type": "content_block_stop", "index": index}
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_detected_from_message_events() -> None:
     assert detect({"type": "message_start"}) == "anthropic"
     assert detect({}, "content_block_delta") == "anthropic"
@@ -421,7 +422,9 @@ def _each_feed(stitcher: Any, events: list[Any]) -> list[Any]:
     return [*out, stitcher.close(), stitcher.result, stitcher.events_read]
 
 
-@settings(PROPERTY_SETTINGS, max_examples=60)
+# Both stitchers are the pure-Python reference (no C of toolstitch's own): the same code on
+# either pass, so half the examples on each (tests/conftest.py checks it).
+@per_pass(60, PROPERTY_SETTINGS)
 @given(
     streams("anthropic", quirks=True, faults=True),
     st.lists(st.tuples(st.integers(0, 99), st.integers(0, 2)), max_size=3),

@@ -167,6 +167,7 @@ def block_stop(index: int) -> dict[str, Any]:
 # -- the fixtures in every chunking -------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_there_are_fixtures() -> None:
     assert [name.split("/")[1] for name in FIXTURES] == [
         "cut-after-tool-start",
@@ -201,6 +202,9 @@ def test_fixture_as_boto3_events(name: str) -> None:
     assert normalize(stitch(events, AB).result) == expected
 
 
+# PythonStitcher is the same code on either pass (the pure-Python pass runs it in every other
+# test): on the native pass only.
+@pytest.mark.once
 @pytest.mark.parametrize("name", FIXTURES)
 def test_fixture_on_the_pure_python_path(name: str) -> None:
     body, expected = load_binary(name)
@@ -229,6 +233,7 @@ def test_fixture_replayed(name: str) -> None:
 # -- the wire, checked by botocore --------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("name", FIXTURES)
 def test_the_frames_are_what_botocore_reads(name: str) -> None:
     body, _ = load_binary(name)
@@ -257,12 +262,14 @@ def test_the_frames_are_what_botocore_reads(name: str) -> None:
         }
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_exceptions_are_those_of_the_service_model() -> None:
     members = set(response_stream_shape().members)
     assert members == {"chunk", *RESPONSE_STREAM_EXCEPTIONS}
     assert set(EXCEPTIONS) < set(RESPONSE_STREAM_EXCEPTIONS)  # ConverseStream's, less one
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_boto3_gives_the_event_json_as_raw_bytes() -> None:
     body = bedrock_body([wire_chunk({"type": "ping"})])
     assert sdk_events(body) == [{"chunk": {"bytes": b'{"type": "ping"}'}}]
@@ -364,6 +371,7 @@ def test_a_stream_cut_after_the_tool_start_never_makes_a_call_ready(cuts: list[i
 # -- the adapter --------------------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_registered_after_converse_and_detected() -> None:
     assert ADAPTERS[AB] is AnthropicBedrockAdapter
     assert PROVIDERS.index(AB) == PROVIDERS.index("bedrock-converse") + 1
@@ -372,6 +380,7 @@ def test_registered_after_converse_and_detected() -> None:
     assert not is_bedrock_event({"chunk": {"bytes": "e30="}})
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_other_providers_are_detected_as_before() -> None:
     for name in EVENTS | EXCEPTIONS:
         assert detect({name: {}}) == "bedrock-converse"
@@ -440,6 +449,7 @@ def test_the_inner_adapter_gives_the_same_events_as_anthropic_alone() -> None:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_close_is_the_inner_adapters_close() -> None:
     adapter = AnthropicBedrockAdapter()
     inner = AnthropicAdapter()
@@ -517,6 +527,7 @@ def test_a_bad_chunk_on_the_wire_after_detection() -> None:
     assert [(d.id, d.error.code) for d in result.discarded] == [("t1", "truncated-arguments")]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_empty_chunks_carry_nothing() -> None:
     assert list(AnthropicBedrockAdapter().feed({"chunk": {"bytes": b""}})) == []
     assert list(AnthropicBedrockAdapter().feed({"chunk": {"p": "abc"}})) == []

@@ -74,6 +74,7 @@ def codes(events: list[Event]) -> list[str]:
 # -- the fixtures in every chunking ----------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_there_are_binary_fixtures() -> None:
     assert len(FIXTURES) >= 10
     assert all(name.startswith(f"{BR}/") for name in FIXTURES)
@@ -137,6 +138,7 @@ def test_async_sdk_stream() -> None:
 # -- the adapter ------------------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_registered_and_detected() -> None:
     assert ADAPTERS[BR] is BedrockConverseAdapter
     for name in EVENTS | EXCEPTIONS:

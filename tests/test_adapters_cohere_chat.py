@@ -49,6 +49,7 @@ def run(*payloads: dict[str, Any]) -> list[Event]:
     return events + adapter.close()
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_detected_from_its_own_event_types_or_event_lines() -> None:
     assert detect({"type": "tool-call-start", "index": 0}) == "cohere-chat"
     assert detect({"type": "message-start", "id": "x"}) == "cohere-chat"

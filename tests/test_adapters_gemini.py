@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from driven import Driven
 from fixtures.expected import fixture_names, load, normalize, payloads
+from strategies import per_pass
 from toolstitch.adapters import GeminiAdapter, detect
 from toolstitch.adapters.gemini import PathError, _PathWriter, parse_json_path
 from toolstitch.stitch.stitcher import stitch
@@ -24,6 +25,7 @@ def chunk(*parts: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
     return {"candidates": [candidate]}
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_detected_from_candidates() -> None:
     assert detect({"candidates": []}) == "gemini"
     assert detect({"usage_metadata": {}}) == "gemini"
@@ -147,6 +149,7 @@ def test_max_tokens_leaves_a_streamed_call_truncated() -> None:
 # -- the JSON path writer ----------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_parse_json_path() -> None:
     assert parse_json_path("$") == []
     assert parse_json_path("$.a.b[0]['c d'][12][\"e\"]") == ["a", "b", 0, "c d", 12, "e"]
@@ -156,6 +159,7 @@ def test_parse_json_path() -> None:
         parse_json_path("$.a[")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_writer_refuses_what_text_cannot_express() -> None:
     writer = _PathWriter()
     writer.write(["a"], 1, False)
@@ -194,6 +198,8 @@ values = st.recursive(
 )
 
 
+# Same code on either path (no assembler, no C): half the examples on each pass.
+@per_pass(100)
 @given(st.dictionaries(st.text(max_size=4), values, min_size=1, max_size=4), st.data())
 def test_writer_rebuilds_any_object_from_its_leaves(
     obj: dict[str, Any], data: st.DataObject

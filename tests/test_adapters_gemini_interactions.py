@@ -100,11 +100,13 @@ def warnings(events: list[Event]) -> list[str]:
 # -- registration and detection ---------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_registered_after_gemini() -> None:
     assert ADAPTERS[GI] is GeminiInteractionsAdapter
     assert PROVIDERS.index(GI) == PROVIDERS.index("gemini") + 1
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_detected_from_its_event_type_only() -> None:
     assert detect({"interaction": {"id": "v1_a"}, "event_type": "interaction.created"}) == GI
     assert detect({"index": 0, "step": {"type": "thought"}, "event_type": "step.start"}) == GI
@@ -122,6 +124,7 @@ def test_detected_from_its_event_type_only() -> None:
 # -- the fixtures, in every chunking ----------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_there_are_fixtures() -> None:
     assert len(FIXTURES) == 9
 
@@ -146,8 +149,9 @@ def test_fixture_as_event_dicts(name: str) -> None:
     assert normalize(stitch(payloads(body)).result) == expected
 
 
+# 8 random chunkings a fixture a pass, beside the fixed chunkings of tests/test_stitch.py.
 @pytest.mark.parametrize("name", FIXTURES)
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_fixture_split_at_random(name: str, data: st.DataObject) -> None:
     body, expected = load(name)
@@ -208,6 +212,7 @@ def test_the_cut_fixtures_never_dispatch_at_any_chunking() -> None:
 # -- the end rule: Finish(ending_of(status)) --------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("status", "ending"),
     [
@@ -225,11 +230,13 @@ def test_close_ends_with_the_ending_of_the_final_status(status: str, ending: End
     assert FinishReason(reason=status) in out
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_stream_without_interaction_completed_is_abandoned() -> None:
     assert items(gi_call(0, "c1", "f"))[-1] == Finish(Ending.ABANDONED)
     assert GeminiInteractionsAdapter().close() == [Finish(Ending.ABANDONED)]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_only_the_first_completed_event_gives_the_status() -> None:
     out = items(gi_completed("requires_action"), gi_completed("failed"))
     assert [e for e in out if isinstance(e, FinishReason)] == [
@@ -251,6 +258,7 @@ def test_a_call_without_arguments_text_is_settled_by_the_end_rule() -> None:
     assert discarded(run(gi_call(0, "c1", "f"))) == [(0, "truncated-arguments")]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_placeholder_arguments_of_the_start_are_not_fed() -> None:
     out = list(GeminiInteractionsAdapter().feed(gi_call(0, "c1", "f")))
     assert [type(i).__name__ for i in out] == ["Delta"]
@@ -559,6 +567,7 @@ def test_the_streamed_turn_goes_back_with_its_signatures_and_ids_byte_for_byte()
     assert from_gemini_interactions(json.loads(json.dumps(steps)), system) == history
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_call_signature_and_an_error_result_go_back() -> None:
     call = FunctionCall(id="c1", name="f", arguments={"a": 1}, signature="Sig/+=")
     error = ToolResult(call_id="c1", name="f", content="Error: boom", is_error=True)
@@ -582,6 +591,7 @@ def test_a_call_signature_and_an_error_result_go_back() -> None:
     assert from_gemini_interactions(steps) == [AssistantMessage(tool_calls=(call,)), error]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_results_in_every_documented_form_are_read() -> None:
     turn = {"type": "function_call", "id": "c1", "name": "get_weather", "arguments": {}}
     texts = [{"type": "text", "text": '{"weather": "Sunny"}'}]
@@ -598,6 +608,7 @@ def test_results_in_every_documented_form_are_read() -> None:
     assert contents == ["Sunny", '{"weather": "Sunny"}', '{"weather": "Sunny"}', texts[0]["text"]]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_several_summary_items_are_read_as_the_summary() -> None:
     thought = {
         "type": "thought",
@@ -610,6 +621,7 @@ def test_several_summary_items_are_read_as_the_summary() -> None:
     assert to_gemini_interactions([message])[1] == [thought]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_what_is_not_history_is_refused() -> None:
     with pytest.raises(ValueError, match="step 0: unsupported step type 'google_search_call'"):
         from_gemini_interactions([{"type": "google_search_call", "id": "s"}])

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from strategies import per_pass
 from toolstitch.adapters import (
     AnthropicAdapter,
     GeminiAdapter,
@@ -93,6 +94,7 @@ class _Records:
         return out
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_openai_chat_items() -> None:
     records = _Records()
     adapter = OpenAIChatAdapter(records=records)
@@ -114,6 +116,7 @@ def test_openai_chat_items() -> None:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_anthropic_items() -> None:
     adapter = AnthropicAdapter()
     block = {"type": "tool_use", "id": "tu1", "name": "f", "input": {}}
@@ -144,6 +147,7 @@ def test_anthropic_items() -> None:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_openai_responses_items() -> None:
     adapter = OpenAIResponsesAdapter()
     added = {"type": "function_call", "id": "fc1", "call_id": "c1", "name": "f"}
@@ -162,6 +166,7 @@ def test_openai_responses_items() -> None:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_gemini_items() -> None:
     adapter = GeminiAdapter()
     part = {"functionCall": {"name": "f", "args": {"a": 1}}}
@@ -175,6 +180,7 @@ def test_gemini_items() -> None:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("provider", "event"),
     [
@@ -206,6 +212,8 @@ _QUICK_FIELDS = {TextDelta: "text", ReasoningDelta: "text", FinishReason: "reaso
 
 
 @pytest.mark.parametrize("kind", list(_QUICK_FIELDS))
+# Same code on either path (no assembler, no C): half the examples on each pass.
+@per_pass(100)
 @given(text=st.text(), usage=st.dictionaries(st.text(max_size=8), st.integers(), max_size=3))
 def test_the_quick_events_are_the_events_their_constructors_make(
     kind: type[TextDelta | ReasoningDelta | FinishReason | Usage],

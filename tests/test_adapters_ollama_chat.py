@@ -57,6 +57,7 @@ def ready(events: list[Event]) -> list[tuple[int, str | None, str | None, str]]:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_detected_from_the_shape_of_a_line() -> None:
     assert detect(line()) == "ollama-chat"
     partial = line()

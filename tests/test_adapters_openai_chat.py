@@ -30,6 +30,7 @@ def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dic
     }
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_detected_from_choices_or_object() -> None:
     assert detect({"choices": []}) == "openai-chat"
     assert detect({"object": "chat.completion.chunk"}) == "openai-chat"

@@ -58,6 +58,7 @@ def done(text: str, index: int = 0) -> dict[str, Any]:
     }
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_detected_from_response_events() -> None:
     assert detect({"type": "response.created"}) == "openai-responses"
 
@@ -295,6 +296,7 @@ def test_unknown_response_event_leaves_a_stream_warning_once() -> None:
     assert "response.hologram.delta" in events[0].error.message  # type: ignore[attr-defined]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_ignored_event_types_are_documented() -> None:
     page = (Path(__file__).parents[1] / "docs" / "providers" / "openai-responses.md").read_text()
     missing = [kind for kind in sorted(IGNORED) if f"`{kind}`" not in page]

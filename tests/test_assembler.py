@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import toolstitch
 from reference import first_bad_offset, object_end
+from strategies import per_pass
 from toolstitch import (
     GENERATED_ID_PREFIX,
     ArgumentsDelta,
@@ -297,6 +298,7 @@ STRICT_REJECTIONS = [
 ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(("text", "offset"), STRICT_REJECTIONS)
 def test_reference_locates_the_strict_rejections(text: str, offset: int) -> None:
     # The hand-computed offsets check the reference the property tests rely on.
@@ -769,7 +771,8 @@ def test_max_calls() -> None:
     assert asm.finish() == []
 
 
-@settings(max_examples=200, deadline=None)
+# Same code on either path (no assembler, no C): half the examples on each pass.
+@per_pass(200, settings(deadline=None))
 @given(st.lists(st.integers(0, 40), max_size=60))
 def test_refused_indices_are_kept_as_ranges_that_behave_as_a_set(indices: list[int]) -> None:
     from toolstitch.core.assembler import _IndexSet
@@ -783,6 +786,7 @@ def test_refused_indices_are_kept_as_ranges_that_behave_as_a_set(indices: list[i
     assert bool(ranges) == bool(reference)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     "fields",
     [
@@ -905,6 +909,7 @@ def test_pure_python_backend_gives_the_same_results(monkeypatch: pytest.MonkeyPa
     assert scenario() == native
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_json_backend_is_reported() -> None:
     assert ijson.backend == toolstitch.JSON_BACKEND
 

@@ -54,6 +54,7 @@ def _run(text: str, cuts: list[int]) -> list[tuple[int, list[Event]]]:
     return trace
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_default_backend_is_the_c_one() -> None:
     assert toolstitch.JSON_BACKEND == "yajl2_c"
 

@@ -31,6 +31,7 @@ needs_engine = pytest.mark.skipif(
 )
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("name", sorted(bench_text.FORMATS))
 @pytest.mark.parametrize("chunk", [1, 4])
 def test_the_floor_reads_the_call_the_writer_wrote(name: str, chunk: int) -> None:
@@ -41,6 +42,7 @@ def test_the_floor_reads_the_call_the_writer_wrote(name: str, chunk: int) -> Non
         assert bench_text.floor(form, chunks) == [(TOOL, arguments)]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @needs_peer
 @pytest.mark.parametrize("chunk", [1, 4])
 def test_the_peers_method_gives_every_call_and_skips_the_text(chunk: int) -> None:
@@ -63,6 +65,7 @@ def test_toolstitch_reads_the_call_of_every_generated_format(name: str, chunk: i
     assert bench_text.toolstitch_events(name, chunks) == 1  # the timed path reads it too
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_sizes_read_with_their_units() -> None:
     assert bench_text._sizes("1k,64KB,4m,1500") == (1_000, 64_000, 4_000_000, 1_500)
     assert bench_text._size(4_000_000) == "4 MB"

@@ -169,6 +169,7 @@ def test_replay_named_provider(capsys: pytest.CaptureFixture[str]) -> None:
     assert "provider: gemini (given)" in out
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_replay_unreadable_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(["replay", str(tmp_path / "missing.sse")], capsys)
     assert status == 2
@@ -180,6 +181,7 @@ def test_replay_unreadable_file(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert err.count("\n") == 1
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_replay_unreadable_file_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = str(tmp_path / "missing.sse")
     status, out, err = run(["replay", missing, "--json"], capsys)
@@ -225,6 +227,7 @@ def test_replay_wrong_provider(capsys: pytest.CaptureFixture[str]) -> None:
     assert "is anthropic, not openai-responses" in err
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     "argv",
     [
@@ -645,6 +648,7 @@ def test_demo_one_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert "malformed" not in out
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_examples_are_package_data() -> None:
     folder = ROOT / "src" / "toolstitch" / "examples"
     assert sorted(p.name for p in folder.glob("*.sse")) == [
@@ -678,6 +682,7 @@ def test_version_names_the_active_path(capsys: pytest.CaptureFixture[str]) -> No
     assert out.split(": ", 1)[1].startswith(expected)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_core_never_imports_rich() -> None:
     """Nor does the command, unless colour is on."""
     stream = str(path("openai-chat/parallel-calls"))

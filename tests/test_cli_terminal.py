@@ -155,12 +155,14 @@ def test_plain_snapshot(
     check_snapshot(f"{name}.txt", out)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_plain_through_a_real_pipe() -> None:
     status, out, err = piped(*SNAPSHOT_RUNS["replay-timeline"])
     assert (status, err) == (1, b"")
     assert out == (SNAPSHOTS / "replay-timeline.txt").read_bytes()
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("name", TERMINAL_RUNS)
 def test_terminal_snapshot(name: str, terminal: dict[str, tuple[int, bytes]]) -> None:
     status, out = terminal[name]
@@ -189,6 +191,7 @@ def _visible(ansi: bytes) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", ansi.decode())
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_reasoning_is_dimmed_on_a_terminal(terminal: dict[str, tuple[int, bytes]]) -> None:
     assert b"\x1b[2mTwo tools.\x1b[0m" in terminal["replay-reasoning"][1]  # SGR 2: faint
 
@@ -196,6 +199,7 @@ def test_reasoning_is_dimmed_on_a_terminal(terminal: dict[str, tuple[int, bytes]
 # -- colour rules ----------------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_no_color_on_a_terminal() -> None:
     status, out = under_pty("replay", EXAMPLE, NO_COLOR="1")
     assert status == 1
@@ -267,6 +271,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return file
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_reader_leaves_early(big: Path) -> None:
     """``toolstitch replay big.sse --timeline | head -1``: no traceback, status 141."""
     with subprocess.Popen(
@@ -286,6 +291,7 @@ def test_reader_leaves_early(big: Path) -> None:
     assert status == 128 + 13
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_head_in_a_shell(big: Path) -> None:
     """The same through a real shell pipeline, as a person types it."""
     line = " ".join(command("replay", str(big), "--timeline")) + " | head -n 2"
@@ -301,6 +307,7 @@ def test_head_in_a_shell(big: Path) -> None:
     assert done.stderr == b""
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_docs_example_is_the_snapshot() -> None:
     """docs/cli.md shows the plain snapshot as it is: the page cannot drift from the output."""
     page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")

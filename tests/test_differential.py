@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from reference import first_bad_offset, joined, typed
@@ -135,6 +135,7 @@ def check(events: list[Event]) -> tuple[int, int]:
 # -- the strict loader itself -----------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     "text",
     [
@@ -156,6 +157,7 @@ def test_the_strict_loader_refuses(text: str) -> None:
     assert rejected(text)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     "text",
     ['{"a": "\\ud83d\\ude80"}', '{"a": "\ud83d\ude80"}', '{"a": "🚀", "b": [1e400]}'],
@@ -199,6 +201,7 @@ def test_recorded_stream(path: Path) -> None:
     check(list(stitch(path.read_bytes())))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_recorded_streams_are_there() -> None:
     assert FIXTURES, "tests/fixtures has no .sse streams"
     if not CORPUS_FILES:
@@ -238,7 +241,11 @@ def test_mutated_texts_agree_with_reference(data: st.DataObject) -> None:
         assert discarded == 1
 
 
-@PROPERTY_SETTINGS
+# 75 examples (1-3 texts each): the texts' verdicts are test_mutated_texts_agree_with_reference's
+# and test_properties.py's business (150 and more each); this one adds the OpenAI Chat framing
+# of several calls and random cuts of the bytes, which the recorded fixtures (tests/test_stitch.py,
+# every chunking) and the generated streams of test_testing_strategies.py also cover.
+@settings(PROPERTY_SETTINGS, max_examples=75)
 @given(st.data())
 def test_generated_sse_streams(data: st.DataObject) -> None:
     """Texts (valid or mutated) as OpenAI Chat SSE, through ``stitch`` in random chunks."""

@@ -350,6 +350,7 @@ def test_every_block_of_the_page_runs(harness: Any) -> None:
 NOT_RUN = [b for b in ALL if b.not_run is not None]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     "block", NOT_RUN or [None], ids=[f"{b.page}:{b.line}" for b in NOT_RUN] or ["none"]
 )
@@ -359,6 +360,7 @@ def test_marked_blocks_are_reported(block: Block | None) -> None:
     pytest.skip(f"not run ({block.page}:{block.line}): {block.not_run}")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_pages_are_found_and_markers_are_few() -> None:
     found = {b.page for b in ALL}
     assert "README.md" in found

@@ -51,6 +51,7 @@ def _error_classes() -> list[type[Exception]]:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("error", _error_classes(), ids=lambda cls: cls.__name__)
 def test_every_error_code_is_in_the_concepts_table(error: type[Exception]) -> None:
     table = (ROOT / "docs" / "concepts.md").read_text(encoding="utf-8")
@@ -85,6 +86,7 @@ def _check_drawn_under(cls: type, parent: type, match: re.Match[str], exported: 
         assert match["code"] == ("quirk-…" if cls is toolstitch.ProviderQuirk else code)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_drawn_exception_tree_is_the_class_tree() -> None:
     script = _load_script("make_api_doc.py")
     tree: str = script.error_tree()  # type: ignore[attr-defined]
@@ -113,6 +115,7 @@ def test_the_drawn_exception_tree_is_the_class_tree() -> None:
     assert f"```\n{tree}\n```" in page
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_ci_runs_exactly_the_readme_test_command() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```sh\n(.*?)\n```", readme, re.DOTALL)

@@ -136,6 +136,7 @@ def test_each_example_yields_the_same_one_character_at_a_time(example: Example) 
     assert _yields(_read(example, list(example.text)), example.expected) == whole
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_every_format_has_an_example_and_the_examples_use_the_page_tools() -> None:
     assert {e.format for e in EXAMPLES} == set(TEXT_FORMATS)
     named = {e.options["tools"] for e in EXAMPLES if "tools" in e.options}
@@ -164,6 +165,7 @@ def test_a_page_without_a_formats_region_is_refused() -> None:
         script.render(page.replace(start, ""))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_warnings_and_bounds_are_the_codes() -> None:
     page = PAGE.read_text(encoding="utf-8")
     warnings = page[page.index("### Warnings") : page.index("### Bounds")]

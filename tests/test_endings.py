@@ -339,6 +339,7 @@ def test_a_stitch_closed_before_the_stream_ends_is_cancelled() -> None:
     assert outcome(stitch(byte_by_byte(body)).result) == (READY, None, False)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_finish_reason_table_names_every_ending_it_uses() -> None:
     assert ending_of("tool_calls") is Ending.COMPLETE
     assert ending_of("STOP") is Ending.COMPLETE
@@ -410,6 +411,7 @@ def test_a_stream_cut_at_any_byte_never_readies_what_had_not_closed(data: st.Dat
     _check_prefix(body, provider, data.draw(st.integers(0, len(body)), label="cut"))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_every_byte_format_is_generated() -> None:
     # The property above covers every provider whose stream is bytes; LangChain's is objects
     # (its cuts: tests/test_langchain.py); a model's raw text and a legacy completions stream

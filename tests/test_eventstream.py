@@ -124,6 +124,7 @@ def test_frames_byte_by_byte(bodies: list[bytes]) -> None:
     assert ours(decode(byte_by_byte(body))) == reference(body)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_every_value_type_decodes_to_its_python_value() -> None:
     ident = uuid.UUID("12345678-1234-5678-1234-567812345678")
     raw = b"".join(
@@ -157,11 +158,13 @@ def test_every_value_type_decodes_to_its_python_value() -> None:
     assert got.offset == 0
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_frame_with_no_headers_and_no_payload() -> None:
     (got,) = decode([frame(b"", b"")])
     assert (got.headers, got.payload) == ({}, b"")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_large_frame_one_byte_at_a_time() -> None:
     # Linear cost: a quadratic buffer would copy ~ (256 KiB)^2 / 2 bytes here.
     body = frame({":event-type": "x"}, b"a" * (256 * 1024))
@@ -169,6 +172,7 @@ def test_a_large_frame_one_byte_at_a_time() -> None:
     assert len(got.payload) == 256 * 1024
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_is_prelude() -> None:
     assert is_prelude(ONE)
     assert not is_prelude(ONE[:11])
@@ -180,6 +184,7 @@ def test_is_prelude() -> None:
 # -- hostile input ----------------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("position", range(len(ONE)))
 def test_any_flipped_byte_is_an_error_at_its_field(position: int) -> None:
     body = bytearray(ONE + ONE)
@@ -193,6 +198,7 @@ def test_any_flipped_byte_is_an_error_at_its_field(position: int) -> None:
         assert error.offset == len(ONE) + len(ONE) - 4
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("cut", [1, 11, 12, 13, len(ONE) - 1])
 def test_a_frame_cut_at_close(cut: int) -> None:
     body = ONE + ONE[:cut]
@@ -207,12 +213,14 @@ def _prelude(total: int, headers: int) -> bytes:
     return lengths + struct.pack(">I", zlib.crc32(lengths))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_impossible_lengths() -> None:
     error = failure([ONE + _prelude(20, 8)])  # 8 bytes of headers leave -4 for the payload
     assert error.offset == len(ONE)
     assert "impossible lengths" in error.message
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_huge_declared_length_fails_at_once_without_buffering() -> None:
     decoder = EventStreamDecoder()
     with pytest.raises(StreamDecodeError) as caught:
@@ -221,6 +229,7 @@ def test_a_huge_declared_length_fails_at_once_without_buffering() -> None:
     assert f"max_frame_bytes={DEFAULT_MAX_FRAME_BYTES}" in caught.value.message
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_huge_allowed_frame_holds_only_what_arrived() -> None:
     decoder = EventStreamDecoder(max_frame_bytes=2**32 - 1)
     tracemalloc.start()
@@ -235,6 +244,7 @@ def test_a_huge_allowed_frame_holds_only_what_arrived() -> None:
     assert peak < 3 * 1024 * 1024
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_header_section_limit() -> None:
     big = frame({"x": "y" * 100}, b"")
     assert decode([big], max_header_bytes=200)
@@ -244,11 +254,13 @@ def test_header_section_limit() -> None:
     assert DEFAULT_MAX_HEADER_BYTES == 128 * 1024
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_frame_limit() -> None:
     error = failure([ONE, ONE], max_frame_bytes=len(ONE) - 1)
     assert error.offset == 0
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("raw", "what"),
     [
@@ -270,6 +282,7 @@ def test_bad_headers(raw: bytes, what: str) -> None:
     assert error.offset == len(ONE) + 12 + len(good)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_repeated_header_name() -> None:
     raw = header("a", STRING, "x") + header("a", TRUE)
     error = failure([frame(raw, b"")])
@@ -277,6 +290,7 @@ def test_a_repeated_header_name() -> None:
     assert error.offset == 12 + len(header("a", STRING, "x"))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_dead_after_an_error_and_closed_after_close() -> None:
     decoder = EventStreamDecoder()
     bad = bytearray(ONE)
@@ -297,6 +311,7 @@ def test_dead_after_an_error_and_closed_after_close() -> None:
         closed.feed(ONE)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_limits_must_be_possible() -> None:
     with pytest.raises(ValueError, match="max_frame_bytes"):
         EventStreamDecoder(max_frame_bytes=15)

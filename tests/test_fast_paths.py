@@ -209,6 +209,7 @@ def test_text_chunks_near_the_standard_shape(chunks: list[dict[str, Any]], sse: 
         _both(stream, "openai-chat")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_standard_text_shape_takes_the_shortcut() -> None:
     """The standard text chunk is read by ``_standard`` itself (else the property above
     would compare the generic path with itself), and a near miss is not."""
@@ -220,6 +221,7 @@ def test_the_standard_text_shape_takes_the_shortcut() -> None:
     assert adapter._standard(_chunk({"content": None})) is None
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     "piece",
     [
@@ -247,6 +249,7 @@ def test_sse_whole_event_matches_the_scanner(piece: bytes) -> None:
         assert (fast.last_event_id, fast.retry) == (generic.last_event_id, generic.retry)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_sse_whole_event_keeps_the_limits() -> None:
     body = b"data: " + b"x" * 20 + b"\n\n"
     for limits in ({"max_line_bytes": 20}, {"max_event_bytes": 19}):

@@ -200,6 +200,7 @@ def test_every_truncation_raises(case: tuple[list[object], bytes], data: st.Data
 # -- examples -----------------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_gemini_style_body() -> None:
     body = b'[{\n  "candidates": [{"a": 1}]\n}\n,\r\n{\n  "usage": {"n": 2.5}\n}\n]'
     first_end = body.index(b"}\n,") + 1
@@ -212,6 +213,7 @@ def test_gemini_style_body() -> None:
     assert decoder.close() == []
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_numbers_are_int_and_float_never_decimal() -> None:
     body = b"[1, -0, 1.5, 1e2, -0.0, 18446744073709551616, 1e400, 0.1, true, null]"
     out = decode([body])
@@ -219,11 +221,13 @@ def test_numbers_are_int_and_float_never_decimal() -> None:
     assert [type(v).__name__ for v in out[:4]] == ["int", "int", "float", "float"]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_empty_array_and_whitespace() -> None:
     assert decode([b" \r\n[ \n ] \n"]) == []
     assert decode(byte_by_byte(b"[]")) == []
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("body", "offset"),
     [
@@ -245,6 +249,7 @@ def test_malformed(body: bytes, offset: int | None) -> None:
     assert info.value.offset is None or 0 <= info.value.offset <= len(body)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("body", "expected_offset"),
     [(b"[1] x", 4), (b'[1]"', 3), (b'[1]\n  "abc', 6), (b"[1] [", 4), (b"[[]]]", 4)],
@@ -257,6 +262,7 @@ def test_data_after_the_array(body: bytes, expected_offset: int) -> None:
         assert info.value.offset == expected_offset
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("body", [b'{"a": [1]}', b"  1", b'"x"', b"\n\n  null"])
 def test_a_top_level_value_that_is_not_an_array(body: bytes) -> None:
     expected_offset = len(body) - len(body.lstrip())
@@ -265,6 +271,7 @@ def test_a_top_level_value_that_is_not_an_array(body: bytes) -> None:
     assert info.value.offset == expected_offset
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("body", [b"", b"  \n", b"[", b'[{"a": 1}', b'[{"a": 1},', b'["abc'])
 def test_truncated(body: bytes) -> None:
     decoder = JSONArrayDecoder()
@@ -274,6 +281,7 @@ def test_truncated(body: bytes) -> None:
     assert info.value.offset == len(body)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_element_before_a_truncation_is_still_returned() -> None:
     decoder = JSONArrayDecoder()
     assert decoder.feed(b'[{"a": 1},\n{"b"') == [{"a": 1}]
@@ -281,6 +289,7 @@ def test_the_element_before_a_truncation_is_still_returned() -> None:
         decoder.close()
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_dead_after_an_error_and_lifecycle() -> None:
     decoder = JSONArrayDecoder()
     with pytest.raises(StreamDecodeError):
@@ -298,6 +307,7 @@ def test_dead_after_an_error_and_lifecycle() -> None:
         decoder.feed(b" ")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("body", "offset"),
     [
@@ -317,6 +327,7 @@ def test_unpaired_surrogate_escapes_are_refused(body: bytes, offset: int) -> Non
         assert info.value.offset == offset
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_surrogate_pairs_and_escaped_backslashes_are_fine() -> None:
     body = b'["\\ud83d\\ude00", "\\\\ud800", "\\u00e9\\"\\\\", "\\uDBFF\\uDFFF"]'
     assert json.loads(body) == ["😀", "\\ud800", 'é"\\', "\U0010ffff"]
@@ -330,6 +341,7 @@ def _digits(count: int) -> bytes:
     return b"9" * count
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("chunker", [lambda b: [b], byte_by_byte, lambda b: split(b, [2000, 4002])])
 @pytest.mark.parametrize("prefix", [b"[", b'[{"a": -', b"[1.", b"[1e", b'["x", [0, '])
 def test_numbers_of_more_than_4000_digits_are_refused(
@@ -341,6 +353,7 @@ def test_numbers_of_more_than_4000_digits_are_refused(
     assert info.value.offset == len(prefix) + MAX_DIGITS
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_4000_digits_and_long_digit_strings_are_fine() -> None:
     body = b"[" + _digits(MAX_DIGITS) + b', "' + _digits(10_000) + b'"]'
     expected = json.loads(body)
@@ -348,6 +361,7 @@ def test_4000_digits_and_long_digit_strings_are_fine() -> None:
     assert same(decode(split(body, range(0, len(body), 999))), expected)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_digit_runs_that_only_look_long_across_chunks() -> None:
     # Two short numbers, a chunk boundary between them: not one long run.
     body = b"[" + _digits(3000) + b"," + _digits(3000) + b"]"
@@ -362,6 +376,7 @@ def _fresh_chunks(size: int, count: int) -> Iterator[bytes]:
         yield b"x" * size
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_huge_element_raises_after_about_the_limit_with_bounded_memory() -> None:
     decoder = JSONArrayDecoder(max_element_bytes=1 * MB)
     assert decoder.feed(b'[{"a": 1},\n {"s": "') == [{"a": 1}]  # the element starts at 10
@@ -386,6 +401,7 @@ def test_a_huge_element_raises_after_about_the_limit_with_bounded_memory() -> No
     assert peak < 3 * MB
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_element_limit_counts_from_the_previous_separator() -> None:
     body = b'[{"a": "xxxx"}, {"b": "yyyyyy"}]'  # elements of 13 and 16 bytes (+1 space)
     assert decode(byte_by_byte(body), JSONArrayDecoder(max_element_bytes=16)) == json.loads(body)
@@ -396,6 +412,7 @@ def test_element_limit_counts_from_the_previous_separator() -> None:
         decode([body], JSONArrayDecoder(max_element_bytes=15))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_syntax_error_before_the_limit_is_reported_first() -> None:
     with pytest.raises(StreamDecodeError, match="invalid JSON array"):
         decode([b"[1,,2, " + b"3" * 100 + b"]"], JSONArrayDecoder(max_element_bytes=10))
@@ -404,6 +421,7 @@ def test_a_syntax_error_before_the_limit_is_reported_first() -> None:
 # -- the recorded corpus ------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.skipif(not CORPUS_FILE.exists(), reason=f"corpus file {CORPUS_FILE} is absent")
 def test_recorded_gemini_json_array_body() -> None:
     body = CORPUS_FILE.read_bytes()

@@ -114,6 +114,7 @@ def codes(events: Iterable[Event]) -> list[str]:
 # -- detection and reading ---------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_dumped_chunk_keeps_its_type_and_is_detected_before_gemini() -> None:
     usage = {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}
     data = as_mapping(chunk("hi", usage_metadata=usage))
@@ -125,6 +126,7 @@ def test_a_dumped_chunk_keeps_its_type_and_is_detected_before_gemini() -> None:
     assert detect({"type": "ai", "content": ""}) == "langchain"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     "payload",
     [
@@ -140,6 +142,7 @@ def test_detection_takes_no_other_providers_event(payload: dict[str, Any]) -> No
     assert detect(payload) != "langchain"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_an_sdk_object_without_a_type_field_gains_none() -> None:
     from openai.types.chat import ChatCompletionChunk
 

@@ -50,6 +50,7 @@ def reachable(source: str) -> frozenset[str]:
     return frozenset(seen)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_states_of_the_file_are_the_call_states() -> None:
     definition = declared()
     assert definition["states"] == [state.value for state in CallState]
@@ -61,6 +62,7 @@ def test_states_of_the_file_are_the_call_states() -> None:
         assert source not in definition["final"]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_table_equals_the_declared_transitions() -> None:
     table = {
         (source.value, trigger, dest.value) for (source, trigger), dest in _machine.TABLE.items()
@@ -70,6 +72,7 @@ def test_table_equals_the_declared_transitions() -> None:
     assert len(_machine.TABLE) == len(declared_moves())
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_machine_built_from_the_file_rejects_undeclared_triggers() -> None:
     definition = declared()
     model = type("Model", (), {})()
@@ -103,12 +106,14 @@ def test_a_machine_built_from_the_file_rejects_undeclared_triggers() -> None:
     assert model.state == "complete"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_library_machine_is_built_from_the_file() -> None:
     machine = _machine.build_machine(declared())
     assert _machine.derive_table(machine) == dict(_machine.TABLE)
     assert declared() == _machine.DEFINITION
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_an_illegal_move_raises() -> None:
     call = _assembler._Call(0, None)  # type: ignore[arg-type]
     with pytest.raises(_machine.IllegalTransition):
@@ -160,12 +165,23 @@ LIMITS = [
 ]
 
 
+# One property checks both sides of the table on the same runs: every move the assembler
+# makes (recorded at ``_Call.move``) is declared, and every state change the public snapshots
+# show is reachable along the declared moves. (They were two properties drawing the same
+# ``runs()``: each example now proves both, at the cost of one.)
 @PROPERTY_SETTINGS
 @given(runs(), st.sampled_from(LIMITS))
-def test_observed_states_move_only_along_the_declared_table(
+def test_the_assembler_moves_only_along_the_declared_table(
     steps: list[Step], limits: Limits | None
 ) -> None:
-    asm = Assembler(limits=limits)
+    moves: list[tuple[str, str]] = []
+    original = _assembler._Call.move
+
+    def recording(call: Any, trigger: str) -> None:
+        moves.append((call.state.value, trigger))
+        original(call, trigger)
+
+    allowed = {(source, trigger) for source, trigger, _ in declared_moves()}
     seen: dict[int, str] = {}
     ended: dict[int, int] = {}
     initial = declared()["initial"]
@@ -181,43 +197,25 @@ def test_observed_states_move_only_along_the_declared_table(
             seen[snapshot.index] = state
         assert asm.pending == sum(not s.state.is_final for s in asm.calls)
 
-    for index, call_id, name, arguments in steps:
-        events = asm.feed(Delta(index=index, id=call_id, name=name, arguments=arguments))
+    def count_ends(events: list[Any]) -> None:
         for event in events:
             if type(event).__name__ in ("CallReady", "CallDiscarded"):
-                ended[event.index] = ended.get(event.index, 0) + 1  # type: ignore[attr-defined]
-        observe()
-    for event in asm.finish():
-        if type(event).__name__ in ("CallReady", "CallDiscarded"):
-            ended[event.index] = ended.get(event.index, 0) + 1  # type: ignore[attr-defined]
-    observe()
-    assert all(state in final for state in seen.values())
-    assert set(seen) <= set(ended)
-    assert all(count == 1 for count in ended.values())
-    assert asm.pending == 0
+                ended[event.index] = ended.get(event.index, 0) + 1
 
-
-@PROPERTY_SETTINGS
-@given(runs(), st.sampled_from(LIMITS))
-def test_every_move_the_assembler_makes_is_declared(
-    steps: list[Step], limits: Limits | None
-) -> None:
-    moves: list[tuple[str, str]] = []
-    original = _assembler._Call.move
-
-    def recording(call: Any, trigger: str) -> None:
-        moves.append((call.state.value, trigger))
-        original(call, trigger)
-
-    allowed = {(source, trigger) for source, trigger, _ in declared_moves()}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_assembler._Call, "move", recording)
         asm = Assembler(limits=limits)
         for index, call_id, name, arguments in steps:
-            asm.feed(Delta(index=index, id=call_id, name=name, arguments=arguments))
-        asm.finish()
+            count_ends(asm.feed(Delta(index=index, id=call_id, name=name, arguments=arguments)))
+            observe()
+        count_ends(asm.finish())
+    observe()
     assert moves
     assert set(moves) <= allowed
+    assert all(state in final for state in seen.values())
+    assert set(seen) <= set(ended)
+    assert all(count == 1 for count in ended.values())
+    assert asm.pending == 0
 
 
 @pytest.mark.once  # a repository-file check (tests/conftest.py)
@@ -230,6 +228,7 @@ def test_generated_table_is_fresh() -> None:
     )
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_importing_toolstitch_does_not_import_transitions() -> None:
     import subprocess
     import sys

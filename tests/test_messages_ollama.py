@@ -39,6 +39,7 @@ WIRE: list[dict[str, Any]] = [
 ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_request_shape_and_back() -> None:
     messages = from_ollama(WIRE)
     first = FunctionCall(id=f"{GENERATED_ID_PREFIX}0", name="weather", arguments={"city": "Paris"})
@@ -55,6 +56,7 @@ def test_the_request_shape_and_back() -> None:
     assert to_ollama(messages) == WIRE
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_results_pair_by_tool_name_before_position() -> None:
     wire: list[dict[str, Any]] = [
         {
@@ -75,6 +77,7 @@ def test_results_pair_by_tool_name_before_position() -> None:
     assert (to_a.call_id, to_a.name) == (f"{GENERATED_ID_PREFIX}0", "a")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_tool_call_id_wins_when_a_server_sends_one() -> None:
     wire: list[dict[str, Any]] = [
         {
@@ -95,6 +98,7 @@ def test_a_tool_call_id_wins_when_a_server_sends_one() -> None:
     assert first.call_id == "c1"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_error_results_say_so_in_their_content() -> None:
     call = FunctionCall(id="c1", name="f")
     assert to_ollama([tool_error(call, "no such file")]) == [
@@ -105,6 +109,7 @@ def test_error_results_say_so_in_their_content() -> None:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_arguments_as_json_text_are_read_and_bad_ones_refused() -> None:
     wire = [
         {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": '{"a": 1}'}}]}
@@ -118,6 +123,7 @@ def test_arguments_as_json_text_are_read_and_bad_ones_refused() -> None:
         from_ollama([{"role": "developer", "content": "x"}])
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_sdk_message_objects_are_read() -> None:
     ollama = pytest.importorskip("ollama")
     call = ollama.Message.ToolCall(

@@ -34,16 +34,19 @@ BODY = b'{"a": 1}\n{"b": [true, null]}\r\n\n  \n{"c": "\xc3\xa9"}'
 OBJECTS = [{"a": 1}, {"b": [True, None]}, {"c": "é"}]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_lines_crlf_blank_lines_and_a_last_line_without_newline() -> None:
     assert decode([BODY]) == OBJECTS
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_every_chunking_gives_the_same_items() -> None:
     assert decode(byte_by_byte(BODY)) == OBJECTS
     assert decode(BODY.splitlines(keepends=True)) == OBJECTS
 
 
-@settings(max_examples=60, deadline=None)
+# Same code on either path (no assembler, no C): half the examples on each pass.
+@per_pass(60, settings(deadline=None))
 @given(
     values=st.lists(
         st.dictionaries(st.text(max_size=4), st.integers() | st.text(max_size=6), max_size=3),
@@ -61,6 +64,7 @@ def test_any_split_gives_the_objects_json_loads_gives(
     assert decode(split(body, cuts)) == values
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_an_object_is_returned_by_the_feed_that_ends_its_line() -> None:
     decoder = NDJSONDecoder()
     assert decoder.feed(b'{"a": 1}') == []
@@ -68,6 +72,7 @@ def test_an_object_is_returned_by_the_feed_that_ends_its_line() -> None:
     assert decoder.close() == []
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_line_that_is_not_an_object_comes_back_in_place_with_its_offset() -> None:
     body = b'{"a": 1}\n[1]\n{"b": \n"x"\nNaN\n{"d": 4}\n'
     items = decode([body])
@@ -82,6 +87,7 @@ def test_a_line_that_is_not_an_object_comes_back_in_place_with_its_offset() -> N
     assert shown(decode(byte_by_byte(body))) == shown(items)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_unpaired_surrogate_escapes_are_refused_and_pairs_kept() -> None:
     items = decode([b'{"a": "\\ud800"}\n{"a": "\\ud83d\\ude00"}\n'])
     assert isinstance(items[0], StreamDecodeError)
@@ -89,6 +95,7 @@ def test_unpaired_surrogate_escapes_are_refused_and_pairs_kept() -> None:
     assert items[1] == {"a": "\U0001f600"}
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_invalid_utf8_is_replaced_as_the_sse_decoder_does() -> None:
     assert decode([b'{"a": "\xff"}\n']) == [{"a": "\ufffd"}]
 
@@ -99,6 +106,7 @@ def feed_all(decoder: NDJSONDecoder, chunks: list[bytes], out: list[NDJSONItem])
     out += decoder.close()
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_line_past_the_limit_raises_at_the_byte_that_passes_it() -> None:
     body = b'{"a": 1}\n{"b": "' + b"x" * 20 + b'"}\n'
     for chunks in ([body], byte_by_byte(body)):
@@ -116,6 +124,7 @@ def test_a_line_past_the_limit_raises_at_the_byte_that_passes_it() -> None:
             decoder.close()
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_line_of_exactly_the_limit_is_read() -> None:
     line = b'{"b": "' + b"x" * 7 + b'"}'
     assert len(line) == 16
@@ -123,6 +132,7 @@ def test_a_line_of_exactly_the_limit_is_read() -> None:
     assert decode(byte_by_byte(line), NDJSONDecoder(max_line_bytes=16)) == [{"b": "x" * 7}]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_an_unterminated_last_line_past_the_limit_raises_while_buffering() -> None:
     decoder = NDJSONDecoder(max_line_bytes=8)
     decoder.feed(b'{"a": "')
@@ -131,6 +141,7 @@ def test_an_unterminated_last_line_past_the_limit_raises_while_buffering() -> No
     assert info.value.offset == 8
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_close_is_idempotent_and_feed_after_close_is_an_error() -> None:
     decoder = NDJSONDecoder()
     assert decoder.close() == []
@@ -139,11 +150,13 @@ def test_close_is_idempotent_and_feed_after_close_is_an_error() -> None:
         decoder.feed(b"{}")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_limit_must_be_positive() -> None:
     with pytest.raises(ValueError, match="positive"):
         NDJSONDecoder(max_line_bytes=0)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_deep_nesting_is_a_bad_line_not_a_crash() -> None:
     body = b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"
     items = decode([body])
@@ -151,6 +164,7 @@ def test_deep_nesting_is_a_bad_line_not_a_crash() -> None:
     assert isinstance(items[0], StreamDecodeError)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_2_gb_line_stops_at_max_line_bytes_with_bounded_memory() -> None:
     """A line that never ends, in 64 KiB chunks: the decoder stops at the limit, having held
     about the limit once (the pending line grows in one buffer, never copied per chunk)."""

@@ -125,6 +125,7 @@ def test_expanded_calls_are_checked_against_their_tools() -> None:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_rule() -> None:
     assert is_wrapper("multi_tool_use.parallel", {"get_weather"})
     assert not is_wrapper("multi_tool_use.parallel", None)  # no tools: cannot tell

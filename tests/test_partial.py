@@ -122,6 +122,7 @@ def _compare(view: PartialArguments, prefix: str) -> None:
     assert typed(view.value) == typed(jiter_view(prefix)), prefix
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("prefix", "expected"),
     [
@@ -152,6 +153,7 @@ def test_prefix_views(prefix: str, expected: Any) -> None:
     assert typed(view.value) == typed(expected)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_value_is_the_live_structure() -> None:
     view = PartialArguments()
     root = view.value
@@ -161,6 +163,7 @@ def test_value_is_the_live_structure() -> None:
     assert view.done
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_numbers_as_json_loads_gives_them() -> None:
     text = '{"i": 10, "big": 123456789012345678901234567890, "f": 1.0, "e": 1E2, "h": 1e400}'
     view = PartialArguments()
@@ -168,6 +171,7 @@ def test_numbers_as_json_loads_gives_them() -> None:
     assert typed(view.value) == typed(json.loads(text))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_duplicate_keys_keep_the_last_value_in_the_first_place() -> None:
     view = PartialArguments()
     _feed(['{"a": "one", "b": 2, "a": "tw', 'o"}'], view)
@@ -189,6 +193,7 @@ def test_decoder_on_any_split(text: str, ascii_only: bool, data: st.DataObject) 
     assert decode_string_content(raw) == text
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_pointer_escape() -> None:
     assert pointer_escape("a/b~c") == "a~1b~0c"
     assert pointer_escape("plain") == "plain"
@@ -254,6 +259,7 @@ def test_value_updates(case: tuple[str, list[str]]) -> None:
         assert [v for p, v, d in updates if p == pointer and d] == [whole]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_watched_pieces_and_wildcards() -> None:
     view = PartialArguments(watch_strings=["/files/*/text"])
     updates = _feed(
@@ -271,11 +277,13 @@ def test_watched_pieces_and_wildcards() -> None:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_no_updates_unless_asked() -> None:
     view = PartialArguments()
     assert _feed(['{"a": [1, "b"]}'], view) == []
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_watch_pointer_must_be_a_pointer() -> None:
     with pytest.raises(ValueError, match="JSON Pointer"):
         PartialArguments(watch_strings=["content"])
@@ -315,6 +323,7 @@ def bytes_allocated_reading_after_every_delta(size: int, step: int = 7) -> tuple
     return extra, len(fragments), length
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.skipif(sys.implementation.name != "cpython", reason="CPython's in-place +=")
 def test_reading_after_every_delta_is_linear() -> None:
     extra_10k, _, _ = bytes_allocated_reading_after_every_delta(10_000)

@@ -90,6 +90,7 @@ def public_names(module: types.ModuleType) -> set[str]:
     return names | {"__version__"}
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_all_is_exactly_what_the_package_exports() -> None:
     exported = toolstitch.__all__
     assert len(exported) == len(set(exported))
@@ -98,6 +99,7 @@ def test_all_is_exactly_what_the_package_exports() -> None:
     assert all(not name.startswith("_") or name == "__version__" for name in exported)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_exported_classes_are_the_package_own() -> None:
     for name in toolstitch.__all__:
         value = getattr(toolstitch, name)
@@ -106,6 +108,7 @@ def test_exported_classes_are_the_package_own() -> None:
             assert value.__name__ == name
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_star_import_gives_all_and_nothing_private() -> None:
     namespace: dict[str, Any] = {}
     exec("from toolstitch import *", namespace)
@@ -113,6 +116,7 @@ def test_star_import_gives_all_and_nothing_private() -> None:
     assert set(namespace) == set(toolstitch.__all__)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_version_and_backend_are_strings() -> None:
     assert isinstance(toolstitch.__version__, str)
     assert toolstitch.__version__
@@ -138,6 +142,7 @@ VALUES: list[Any] = [
 ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("value", VALUES, ids=lambda value: type(value).__name__)
 def test_value_objects_are_frozen_and_slotted(value: Any) -> None:
     cls = type(value)
@@ -152,6 +157,7 @@ def test_value_objects_are_frozen_and_slotted(value: Any) -> None:
     assert not hasattr(value, "extra")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_every_event_class_derives_from_event_and_is_slotted() -> None:
     for cls in (CallStarted, ArgumentsDelta, CallReady, CallDiscarded, CallWarning):
         assert issubclass(cls, Event)
@@ -160,6 +166,7 @@ def test_every_event_class_derives_from_event_and_is_slotted() -> None:
     assert CallReady(call=CALL).index == 0
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_tool_call_fields_and_wire_form() -> None:
     assert [f.name for f in dataclasses.fields(ToolCall)] == [
         "index",
@@ -180,6 +187,7 @@ def test_tool_call_fields_and_wire_form() -> None:
     }
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_call_states_are_the_stable_strings() -> None:
     assert [state.value for state in CallState] == [
         "awaiting-id",
@@ -194,6 +202,7 @@ def test_call_states_are_the_stable_strings() -> None:
     assert str(CallState.ACCUMULATING_ARGS) == "accumulating-args"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("cls", "code"),
     [
@@ -223,6 +232,7 @@ def test_invalid_delta_is_a_usage_error_and_still_a_tool_call_error() -> None:
             Assembler().feed(b"not a delta")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_errors_carry_what_a_caller_needs() -> None:
     malformed = MalformedArguments(
         "bad", offset=3, line=1, column=4, snippet="{a}\n   ^", expected="a key", index=2
@@ -284,6 +294,7 @@ def error_id(error: Exception) -> str:
     return type(error).__name__
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_every_exported_error_class_is_covered_with_every_field() -> None:
     exported = {
         value
@@ -296,6 +307,7 @@ def test_every_exported_error_class_is_covered_with_every_field() -> None:
             assert getattr(error, name) not in (None, parameter.default), (error, name)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("error", EVERY_ERROR, ids=error_id)
 def test_errors_refuse_assignment_after_construction(error: Exception) -> None:
     before = dict(vars(error))
@@ -309,6 +321,7 @@ def test_errors_refuse_assignment_after_construction(error: Exception) -> None:
     assert error.args == ("m",)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("error", EVERY_ERROR, ids=error_id)
 def test_errors_pickle_and_copy_with_every_field(error: Exception) -> None:
     for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
@@ -331,6 +344,7 @@ def raise_in_handler(error: Exception, cause: Exception) -> None:
         raise error from cause
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("error", EVERY_ERROR, ids=error_id)
 def test_what_python_sets_on_exceptions_still_works(error: Exception) -> None:
     error = copy.copy(error)  # a fresh instance: the ones above are shared between tests
@@ -362,6 +376,7 @@ def test_what_python_sets_on_exceptions_still_works(error: Exception) -> None:
 CALL_ERRORS = [error for error in EVERY_ERROR if isinstance(error, ToolCallError)]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("error", CALL_ERRORS, ids=error_id)
 def test_with_call_builds_a_new_error_that_keeps_every_field(error: ToolCallError) -> None:
     before = fields(error)
@@ -381,6 +396,7 @@ def test_with_call_builds_a_new_error_that_keeps_every_field(error: ToolCallErro
     assert placed.with_call(**CONTEXT) == error
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="add_note is Python 3.11's")
 def test_with_call_keeps_the_notes() -> None:
     if sys.version_info >= (3, 11):  # for mypy, which checks as Python 3.10

@@ -487,10 +487,12 @@ def test_warnings_carry_call_context() -> None:
     assert warning.error.message
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_every_code_is_a_quirk_code() -> None:
     assert all(re.fullmatch(r"quirk-[a-z-]+", code) for code in QUIRK_CODES)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_docs_table_lists_every_code_and_real_tests() -> None:
     doc = (ROOT / "docs" / "quirks.md").read_text()
     for code in QUIRK_CODES:
@@ -502,6 +504,7 @@ def test_docs_table_lists_every_code_and_real_tests() -> None:
     assert named <= defined, f"docs/quirks.md names unknown tests: {sorted(named - defined)}"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_quirk_codes_in_sources_are_registered() -> None:
     sources = "".join(p.read_text() for p in (ROOT / "src" / "toolstitch").rglob("*.py"))
     used = set(re.findall(r'"(quirk-[a-z-]+)"', sources))

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from driven import Driven
+from strategies import per_pass
 from toolstitch import stitch, tool_error_reply
 from toolstitch.adapters import GeminiAdapter, OpenAIChatAdapter
 from toolstitch.core.deltas import Delta
@@ -312,6 +313,7 @@ INTERLEAVED = AssistantMessage(
 )
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_parts_give_the_fields_and_the_fields_give_the_neutral_parts() -> None:
     assert INTERLEAVED.text == "and"
     assert [c.id for c in INTERLEAVED.tool_calls] == ["t1", "t2"]
@@ -325,6 +327,7 @@ def test_parts_give_the_fields_and_the_fields_give_the_neutral_parts() -> None:
         AssistantMessage(parts=("text",))  # type: ignore[arg-type]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_anthropic_blocks_keep_the_interleaved_order() -> None:
     _, messages = to_anthropic([INTERLEAVED])
     assert messages[0]["content"] == [
@@ -343,6 +346,7 @@ def test_anthropic_blocks_keep_the_interleaved_order() -> None:
     assert from_anthropic(messages) == [INTERLEAVED]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_responses_items_put_each_reasoning_item_before_its_calls() -> None:
     message = AssistantMessage(
         parts=(
@@ -483,7 +487,8 @@ def _ordered_turns(draw: st.DrawFn, provider: str) -> AssistantMessage:
     return AssistantMessage(parts=tuple(parts))
 
 
-@settings(max_examples=100, deadline=None)
+# Same code on either path (no assembler, no C): half the examples on each pass.
+@per_pass(100, settings(deadline=None))
 @given(data=st.data())
 @pytest.mark.parametrize("provider", ["anthropic", "gemini"])
 def test_ordered_turns_round_trip_with_every_signature(provider: str, data: st.DataObject) -> None:

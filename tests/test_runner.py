@@ -765,6 +765,7 @@ def test_no_tool_call_is_the_final_answer_and_the_run_can_be_closed_early() -> N
     assert not any(isinstance(e, CallReady) for e in events)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_constructor_checks_and_missing_sdk_message() -> None:
     with pytest.raises(ValueError, match="max_rounds"):
         ToolRunner(object(), [], max_rounds=0)  # type: ignore[arg-type]

@@ -565,6 +565,7 @@ def test_long_results_are_cut_with_a_note_and_a_small_buffer_still_flows() -> No
     assert result.stop_reason == "completed"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_stop_reasons_are_the_documented_set() -> None:
     assert set(STOP_REASONS) == {
         "completed",
@@ -624,6 +625,7 @@ def test_text_past_max_text_chars_stops_the_round_as_truncated() -> None:
     assert len(finals(events)) == 1
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_encodable_arguments_replace_lone_surrogates_at_every_depth() -> None:
     value, count = encodable_value({"a": ["x\ud800", {"b\udc00": "ok \U0001f600"}], "n": 1})
     assert value == {"a": ["x\ufffd", {"b\ufffd": "ok \U0001f600"}], "n": 1}

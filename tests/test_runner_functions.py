@@ -61,6 +61,7 @@ def run(coro: Any) -> Any:
 # -- schemas -------------------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_simple_types_required_and_defaults() -> None:
     def search(
         query: str,
@@ -89,6 +90,7 @@ def test_simple_types_required_and_defaults() -> None:
     jsonschema.Draft202012Validator.check_schema(schema)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_optional_literal_enum_typeddict_dataclass_and_model() -> None:
     def book(
         place: Place,
@@ -120,6 +122,7 @@ def test_optional_literal_enum_typeddict_dataclass_and_model() -> None:
     assert schema["required"] == ["place", "hotel"]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_arguments_are_converted_to_the_annotated_types() -> None:
     seen: dict[str, Any] = {}
 
@@ -143,6 +146,7 @@ def test_arguments_are_converted_to_the_annotated_types() -> None:
     }
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_validation_failure_names_the_parameter() -> None:
     def f(count: int, unit: Unit) -> None: ...
 
@@ -155,6 +159,7 @@ def test_validation_failure_names_the_parameter() -> None:
     assert made.check({"unit": "celsius"}) == "count: Field required"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_parameter_names_that_shadow_basemodel_attributes() -> None:
     def query(schema: str, json: int = 0, _private: bool = False) -> tuple[str, int, bool]:
         return schema, json, _private
@@ -164,6 +169,7 @@ def test_parameter_names_that_shadow_basemodel_attributes() -> None:
     assert run(made.invoke({"schema": "s", "json": 2, "_private": True})) == ("s", 2, True)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_only_the_sent_arguments_are_passed_so_sentinel_defaults_work() -> None:
     missing = object()
 
@@ -176,6 +182,7 @@ def test_only_the_sent_arguments_are_passed_so_sentinel_defaults_work() -> None:
     assert run(made.invoke({"a": 1, "b": 2})) is False
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_no_annotation_is_any() -> None:
     def f(a, b=1):  # type: ignore[no-untyped-def]
         return [a, b]
@@ -230,6 +237,7 @@ REST = """Look up the weather.
     """
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("doc", [GOOGLE, NUMPY, REST], ids=["google", "numpy", "rest"])
 def test_docstring_styles(doc: str) -> None:
     def weather(city: str, days: int = 1) -> str:
@@ -243,6 +251,7 @@ def test_docstring_styles(doc: str) -> None:
     assert props["days"]["description"] == "How many days."
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_docstring_without_sections_and_none() -> None:
     assert parse_docstring("Just text.\n\n  More.").description == "Just text.\n\nMore."
     assert parse_docstring("Just text.").params == {}
@@ -250,6 +259,7 @@ def test_docstring_without_sections_and_none() -> None:
     assert (empty.description, empty.params) == ("", {})
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_name_and_description_override() -> None:
     def f(x: int) -> int:
         """Doc."""
@@ -259,6 +269,7 @@ def test_name_and_description_override() -> None:
     assert (made.name, made.description, made.early) == ("double-it", "Twice x.", True)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_names_providers_refuse_are_refused() -> None:
     with pytest.raises(ValueError, match="pass name="):
         Tool.from_function(lambda x: x)
@@ -269,6 +280,7 @@ def test_names_providers_refuse_are_refused() -> None:
 # -- kinds of callables --------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_decorator_both_forms_and_still_callable() -> None:
     @tool
     def plain(x: int) -> int:
@@ -288,6 +300,7 @@ def test_decorator_both_forms_and_still_callable() -> None:
     assert run(fancy.invoke({"x": 4})) == 8
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_methods_partials_and_callable_objects() -> None:
     class Shop:
         def __init__(self) -> None:
@@ -332,6 +345,7 @@ def test_methods_partials_and_callable_objects() -> None:
     assert run(counter.invoke({"word": "four"})) == 4
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_positional_only_and_var_keyword() -> None:
     def f(a: int, b: int = 2, /, *, c: int = 3, **rest: Any) -> tuple[Any, ...]:
         return a, b, c, rest
@@ -341,6 +355,7 @@ def test_positional_only_and_var_keyword() -> None:
     assert run(made.invoke({"a": 1, "c": 4, "z": "x"})) == (1, 2, 4, {"z": "x"})
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_signatures_that_cannot_be_tools() -> None:
     def star(*items: int) -> None: ...
 
@@ -354,6 +369,7 @@ def test_signatures_that_cannot_be_tools() -> None:
         Tool.from_function(3)  # type: ignore[arg-type]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_unresolvable_annotation_is_a_clear_error() -> None:
     def f(x: NotDefinedAnywhere) -> None: ...  # type: ignore[name-defined]  # noqa: F821
 
@@ -372,6 +388,7 @@ def block_pydantic(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(builtins, "__import__", no_pydantic)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_without_pydantic_simple_types_work(monkeypatch: pytest.MonkeyPatch) -> None:
     block_pydantic(monkeypatch)
 
@@ -409,6 +426,7 @@ def test_without_pydantic_simple_types_work(monkeypatch: pytest.MonkeyPatch) -> 
     assert type(got[2]) is float
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_without_pydantic_other_types_name_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     block_pydantic(monkeypatch)
 
@@ -556,6 +574,7 @@ class Mixed(enum.Enum):
     A = 1.5
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     "annotation", [Place, Options, Hotel, dict[int, str], tuple[int, str], Literal[1.5], Mixed]
 )

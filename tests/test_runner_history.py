@@ -33,6 +33,7 @@ CONVERSATION: list[Message] = [
 BODY = CONVERSATION[1:]  # without the system message
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_string_is_one_user_message() -> None:
     assert read_history("hi", "openai-chat") == [UserMessage("hi")]
     assert read_history("hi", "anthropic", system="Be brief.") == [
@@ -41,6 +42,7 @@ def test_a_string_is_one_user_message() -> None:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_neutral_messages_and_strings_are_kept() -> None:
     given: list[Any] = [*CONVERSATION[:1], "Weather in Paris?", *CONVERSATION[2:]]
     out = read_history(given, "auto")
@@ -126,6 +128,7 @@ GEMINI: list[dict[str, Any]] = [
 ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("provider", "history", "system"),
     [
@@ -141,11 +144,13 @@ def test_wire_histories_as_users_hold_them(provider: str, history: Any, system: 
     assert read_history(history, provider, system=system) == CONVERSATION
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_system_for_a_form_without_a_system_field_comes_first() -> None:
     out = read_history(OPENAI_CHAT[1:], "openai-chat", system="Be brief.")
     assert out == CONVERSATION
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_sdk_objects_are_read_through_their_dump() -> None:
     assistant = openai_chat_types.ChatCompletionMessage(role="assistant", content="Sunny.")
     out = read_history([*OPENAI_CHAT[:-1], assistant], "openai-chat")
@@ -154,6 +159,7 @@ def test_sdk_objects_are_read_through_their_dump() -> None:
     assert read_history(contents, "gemini", system="Be brief.") == CONVERSATION
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("provider", list(WIRE_FORMS))
 def test_write_then_read_gives_the_conversation_back(provider: str) -> None:
     wire = write_history(CONVERSATION, provider)
@@ -164,6 +170,7 @@ def test_write_then_read_gives_the_conversation_back(provider: str) -> None:
         assert read_history(wire, provider) == CONVERSATION
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_write_history_forms_and_options() -> None:
     assert write_history(CONVERSATION, "openai-chat")[0] == {
         "role": "system",
@@ -183,6 +190,7 @@ def test_write_history_forms_and_options() -> None:
         write_history(CONVERSATION, "auto")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("history", "provider", "match"),
     [
@@ -202,11 +210,13 @@ def test_other_forms_are_refused_naming_the_accepted_ones(
     assert "A history is a str (one user message)" in str(caught.value)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_error_names_the_models_own_form() -> None:
     with pytest.raises(TypeError, match=r"or Anthropic messages \(the system prompt as system="):
         read_history([3.5], "anthropic")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_wire_history_its_reader_cannot_read_says_where() -> None:
     with pytest.raises(ValueError, match="as OpenAI Chat messages: message 1: unknown role"):
         read_history([{"role": "user", "content": "a"}, {"role": "robot"}], "openai-chat")
@@ -214,6 +224,7 @@ def test_a_wire_history_its_reader_cannot_read_says_where() -> None:
         read_history([{"role": "narrator", "parts": []}], "gemini")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_neutral_history_with_a_system_that_is_not_text() -> None:
     with pytest.raises(TypeError, match="system= is a str"):
         read_history([UserMessage("a")], "openai-chat", system=[{"text": "x"}])

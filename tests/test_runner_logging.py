@@ -37,11 +37,13 @@ def raised(exc: BaseException) -> BaseException:
     raise AssertionError("unreachable")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_logger_has_a_null_handler() -> None:
     assert logger.name == "toolstitch.runner"
     assert any(isinstance(h, logging.NullHandler) for h in logger.handlers)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_nothing_is_printed_without_logging_configured() -> None:
     # A fresh interpreter: no handler anywhere but ours (pytest's capture is not there).
     script = textwrap.dedent(
@@ -66,6 +68,7 @@ def test_nothing_is_printed_without_logging_configured() -> None:
     assert (done.stdout, done.stderr) == ("done\n", "")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_traceback_kept_message_safe(caplog: pytest.LogCaptureFixture) -> None:
     exc = raised(ConnectionError("postgres://admin:hunter2@db.internal:5432 refused"))
     with caplog.at_level(logging.WARNING, logger="toolstitch.runner"):
@@ -88,18 +91,21 @@ def test_traceback_kept_message_safe(caplog: pytest.LogCaptureFixture) -> None:
     assert record.getMessage() == "tool 'lookup' (call id c1) raised ConnectionError"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_base_exceptions_are_described_too() -> None:
     failure = tool_failure(raised(SystemExit(2)), CALL)
     assert "failed with SystemExit" in failure.message
     assert "SystemExit: 2" in failure.traceback
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_tool_error_text_is_for_the_model() -> None:
     failure = tool_failure(raised(ToolError("no city named 'Atlantis'")), CALL)
     assert failure.code == "tool-error"
     assert failure.message == "Error [tool-error]: no city named 'Atlantis'"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_error_message_hook_decides() -> None:
     seen: list[tuple[BaseException, ToolCall]] = []
 
@@ -114,6 +120,7 @@ def test_the_error_message_hook_decides() -> None:
     assert "TimeoutError: upstream" in failure.traceback
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_failing_hook_falls_back_to_the_default(caplog: pytest.LogCaptureFixture) -> None:
     def broken(exc: BaseException, call: ToolCall) -> str:
         raise KeyError("oops")
@@ -130,6 +137,7 @@ def test_a_failing_hook_falls_back_to_the_default(caplog: pytest.LogCaptureFixtu
     assert "the error_message hook returned None for tool 'lookup', not a message" in messages
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_long_traceback_keeps_its_end() -> None:
     failure = tool_failure(raised(RuntimeError("x" * (3 * TRACEBACK_CHARS) + "END")), CALL)
     head, _, kept = failure.traceback.partition("\n")

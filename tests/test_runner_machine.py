@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LIVE = ("streaming", "approving", "executing", "committing", "synthesising")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_final_states_are_the_documented_stop_reasons() -> None:
     assert set(STOP_REASONS) == set(DEFINITION["final"])
     assert set(DEFINITION["states"]) == set(LIVE) | set(STOP_REASONS)
@@ -27,6 +28,7 @@ def test_the_final_states_are_the_documented_stop_reasons() -> None:
         assert f'| `"{reason}"` |' in page
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_machine_refuses_undeclared_moves_and_ends_once() -> None:
     machine = RunMachine()
     with pytest.raises(MachineError):
@@ -41,6 +43,7 @@ def test_the_machine_refuses_undeclared_moves_and_ends_once() -> None:
         machine.move("next_round")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("state", LIVE)
 def test_every_live_state_can_end_as_error_timeout_or_cancelled(state: str) -> None:
     for reason in ("error", "timeout", "cancelled"):

@@ -403,6 +403,7 @@ def signed_history() -> list[Message]:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_anthropic_request_sends_signed_thinking_blocks_in_order() -> None:
     model = AnthropicModel(object(), "claude-test", max_tokens=4000, thinking=2000)
     request = model.request(signed_history(), TOOLS)
@@ -419,6 +420,7 @@ def test_anthropic_request_sends_signed_thinking_blocks_in_order() -> None:
     assert "thinking" not in AnthropicModel(object(), "m").request([UserMessage("hi")], [])
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("budget", [0, 4096, 5000])
 def test_anthropic_thinking_budget_must_fit_below_max_tokens(budget: int) -> None:
     with pytest.raises(ValueError, match="below max_tokens"):
@@ -427,6 +429,7 @@ def test_anthropic_thinking_budget_must_fit_below_max_tokens(budget: int) -> Non
         AnthropicModel(object(), "m", thinking="on")  # type: ignore[arg-type]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_responses_request_include_and_tool_choice() -> None:
     history = [UserMessage("hi")]
     stored = OpenAIResponsesModel(object(), "m").request(history, TOOLS)
@@ -441,6 +444,7 @@ def test_responses_request_include_and_tool_choice() -> None:
     assert "tools" not in unstored.request(history, [])
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_gemini_request_config() -> None:
     model = GeminiModel(object(), "gemini-test", temperature=0.5)
     request = model.request(
@@ -464,6 +468,7 @@ def test_gemini_request_config() -> None:
 # -- sync clients --------------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_sync_and_async_clients_are_told_apart() -> None:
     assert is_sync_client(openai.OpenAI(api_key="t"))
     assert not is_sync_client(openai.AsyncOpenAI(api_key="t"))
@@ -475,6 +480,7 @@ def test_sync_and_async_clients_are_told_apart() -> None:
     assert not is_sync_client(object())  # a client without close() is taken as async
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_sync_client_streams_without_blocking_the_loop() -> None:
     """The server holds the stream until a task of the same loop has run: a sync client
     read in the loop's thread would block it, and the hold would time out."""
@@ -510,6 +516,7 @@ def test_a_sync_client_streams_without_blocking_the_loop() -> None:
     assert server.timeouts == []
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_leaving_a_sync_stream_early_closes_it() -> None:
     closed = threading.Event()
 
@@ -540,6 +547,7 @@ def test_leaving_a_sync_stream_early_closes_it() -> None:
     assert closed.wait(5)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_client_of_the_wrong_kind_is_named_with_the_fix() -> None:
     async def first(model: Model) -> Any:
         async for event in model.stream([UserMessage("hi")], []):
@@ -575,6 +583,7 @@ def test_a_client_of_the_wrong_kind_is_named_with_the_fix() -> None:
         arun(first(OpenAIChatModel(sync_looking, "m")))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_owned_clients_are_created_and_closed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "t")
     monkeypatch.setenv("GOOGLE_API_KEY", "t")
@@ -592,6 +601,7 @@ def test_owned_clients_are_created_and_closed(monkeypatch: pytest.MonkeyPatch) -
     assert responses.client.is_closed()
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_sync_stream_left_inside_a_read_is_closed_by_its_worker_after_the_read() -> None:
     """The consumer is cancelled while the worker thread waits for the next event: the
     stream is closed by the worker as soon as that read returns, and the thread ends."""

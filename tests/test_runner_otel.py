@@ -289,6 +289,7 @@ print(result.stop_reason, result.final_text)
 """
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_without_opentelemetry_nothing_is_imported_and_the_run_is_unchanged() -> None:
     # A fresh interpreter where opentelemetry cannot be imported.
     out = run_script(
@@ -299,6 +300,7 @@ def test_without_opentelemetry_nothing_is_imported_and_the_run_is_unchanged() ->
     assert out == "completed Hi.\n['opentelemetry']\n"  # only the blocked entry
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_tracer_provider_without_opentelemetry_names_the_extra() -> None:
     out = run_script(
         """
@@ -314,6 +316,7 @@ def test_a_tracer_provider_without_opentelemetry_names_the_extra() -> None:
     assert "pip install 'toolstitch[otel]'" in out
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_importing_the_runner_imports_no_opentelemetry() -> None:
     out = run_script(
         """
@@ -325,6 +328,7 @@ def test_importing_the_runner_imports_no_opentelemetry() -> None:
     assert out == "False\n"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_spans_go_to_the_global_tracer_provider() -> None:
     # A fresh interpreter: the global provider can be set once per process.
     out = run_script(

@@ -82,6 +82,7 @@ WEATHER = {
 # -- each keyword at its earliest character ------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("text", "at", "path", "keyword"),
     [
@@ -127,6 +128,7 @@ def test_each_keyword_at_its_earliest_character(
     assert (found[0].path, found[0].keyword) == (path, keyword)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_valid_arguments_report_nothing() -> None:
     text = (
         '{"city": "Paris", "unit": "celsius", "days": 3, "tags": ["a"],'
@@ -136,6 +138,7 @@ def test_valid_arguments_report_nothing() -> None:
     assert final_check(WEATHER, json.loads(text)) == []
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_additional_properties_false_without_properties_refuses_at_the_quote() -> None:
     k, found = first_report({"type": "object", "additionalProperties": False}, '{"a": 1}')
     assert k == 1
@@ -143,6 +146,7 @@ def test_additional_properties_false_without_properties_refuses_at_the_quote() -
     assert "no property is allowed" in found[0].message
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_pattern_properties() -> None:
     schema = {
         "type": "object",
@@ -160,6 +164,7 @@ def test_pattern_properties() -> None:
     assert '{"y": 1}'[: k + 1] == '{"y"'
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_refs_and_all_of() -> None:
     schema = {
         "$defs": {"pos": {"type": "integer", "minimum": 0}},
@@ -176,6 +181,7 @@ def test_refs_and_all_of() -> None:
     assert first_report(schema, '{"a": 1, "b": 2, "c": {}}') == (-1, [])
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_draft7_ref_ignores_its_siblings() -> None:
     schema = {
         "$schema": "http://json-schema.org/draft-07/schema#",
@@ -187,6 +193,7 @@ def test_draft7_ref_ignores_its_siblings() -> None:
     assert first_report(schema, '{"a": 1}')[1][0].keyword == "type"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_draft4_exclusive_bounds_are_booleans() -> None:
     schema = {
         "$schema": "http://json-schema.org/draft-04/schema#",
@@ -197,6 +204,7 @@ def test_draft4_exclusive_bounds_are_booleans() -> None:
     assert final_check(schema, {"n": 3})[0].keyword == "maximum"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_integer_as_the_draft_means_it() -> None:
     schema = {"properties": {"n": {"type": "integer"}}}
     assert first_report(schema, '{"n": 1.0}') == (-1, [])  # draft 6 on: 1.0 is an integer
@@ -206,6 +214,7 @@ def test_integer_as_the_draft_means_it() -> None:
     assert final_check(draft4, {"n": 1.0})[0].keyword == "type"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_items_false_and_prefix_items() -> None:
     schema = {
         "properties": {
@@ -219,6 +228,7 @@ def test_items_false_and_prefix_items() -> None:
     assert first_report(schema, '{"p": [1]')[1][0].path == "/p/0"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_left_to_the_final_check() -> None:
     schema = {
         "properties": {
@@ -236,6 +246,7 @@ def test_left_to_the_final_check() -> None:
     }
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_long_string_is_checked_without_keeping_it() -> None:
     schema = {"properties": {"content": {"type": "string", "maxLength": 140_000}}}
     fragments = ['{"content": "', *["abcdefg"] * 20_000, '"}']
@@ -247,6 +258,7 @@ def test_a_long_string_is_checked_without_keeping_it() -> None:
     assert first == 1 + 100_000 // 7  # the fragment taking it past 100,000 characters
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_final_check_messages_and_additional_keys() -> None:
     found = final_check(WEATHER, {"city": "x", "b/c": 1, "z": 2})
     assert [(v.path, v.keyword, v.at_key) for v in found] == [
@@ -257,6 +269,7 @@ def test_final_check_messages_and_additional_keys() -> None:
     assert len(long.message) <= 300
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_draft3_gets_the_final_check_only() -> None:
     schema = {
         "$schema": "http://json-schema.org/draft-03/schema#",
@@ -321,6 +334,7 @@ def test_locate_pointer_finds_every_value(
             assert key_offset == offset
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_locate_pointer_edge_cases() -> None:
     assert locate_pointer('{"a": 1, "a": 2}', "/a") == 14  # the last occurrence
     assert locate_pointer('{"a": [1, {"b', "/a/1/b", key=True) == 11  # a key still open
@@ -815,6 +829,7 @@ def test_first_violation_from_the_fragment_that_made_it_certain(
         assert first == next(k for k, end in enumerate(ends) if end > certain_at)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_reference_waits_for_a_number_that_goes_on() -> None:
     # Found by hypothesis: the reference took the prefix "2." for the finished number 2 and
     # called a maximum violation certain, though "2.0e-400" is 0.0 and fits.

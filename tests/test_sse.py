@@ -247,10 +247,12 @@ def msgs(body: bytes) -> list[SSEMessage]:
     return decode([body])
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_spec_multi_line_data() -> None:
     assert msgs(b"data: YHOO\ndata: +2\ndata: 10\n\n") == [SSEMessage(data="YHOO\n+2\n10")]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_spec_comment_id_and_space_handling() -> None:
     body = (
         b": test stream\n\ndata: first event\nid: 1\n\n"
@@ -266,6 +268,7 @@ def test_spec_comment_id_and_space_handling() -> None:
     assert decoder.last_event_id == ""
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_spec_data_without_colon_and_empty_data() -> None:
     decoder = SSEDecoder()
     fed = decoder.feed(b"data\n\ndata\ndata\n\ndata:")
@@ -274,10 +277,12 @@ def test_spec_data_without_colon_and_empty_data() -> None:
     assert decoder.close() == [SSEMessage(data="")]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_spec_one_leading_space_is_removed() -> None:
     assert msgs(b"data:test\n\ndata: test\n\n") == [SSEMessage(data="test")] * 2
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_event_type_and_empty_event() -> None:
     assert msgs(b"event: add\ndata: 73857293\n\nevent: remove\ndata: 2153\n\n") == [
         SSEMessage(event="add", data="73857293"),
@@ -288,6 +293,7 @@ def test_event_type_and_empty_event() -> None:
     assert msgs(b"event:\ndata: x\n\n") == [SSEMessage(event="message", data="x")]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_retry() -> None:
     decoder = SSEDecoder()
     assert decode([b"retry: 3000\ndata: a\n\ndata: b\n\n"], decoder) == [
@@ -299,6 +305,7 @@ def test_retry() -> None:
         assert msgs(bad + b"\ndata: x\n\n") == [SSEMessage(data="x")], bad
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_id_persists_and_nul_is_ignored() -> None:
     assert msgs(b"id: 7\ndata: a\n\ndata: b\n\nid: x\x00y\ndata: c\n\n") == [
         SSEMessage(data="a", id="7"),
@@ -307,10 +314,12 @@ def test_id_persists_and_nul_is_ignored() -> None:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_unknown_fields_and_field_names_are_exact() -> None:
     assert msgs(b"Data: a\ndata : b\nfoo: c\ndata: d\n\n") == [SSEMessage(data="d")]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_only_cr_and_lf_end_lines() -> None:
     value = "a\x0bb\x0cc\x1cd\x1de\x1ef\x85g\u2028h\u2029i"
     assert msgs(f"data: {value}\r\rdata: z\r\n\r\n".encode()) == [
@@ -319,6 +328,7 @@ def test_only_cr_and_lf_end_lines() -> None:
     ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_bom_is_stripped_once() -> None:
     assert msgs(b"\xef\xbb\xbfdata: x\n\n") == [SSEMessage(data="x")]
     # A second BOM belongs to the field name, which then is not "data".
@@ -328,22 +338,26 @@ def test_bom_is_stripped_once() -> None:
     assert msgs(b"\xef") == []
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_invalid_utf8_is_replaced() -> None:
     assert msgs(b"data: a\xffb\xe2\x82\n\n") == [SSEMessage(data="a\ufffdb\ufffd")]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_split_inside_utf8_and_crlf() -> None:
     body = "data: é€😀\r\n\r\n".encode()
     for i in range(len(body) + 1):
         assert decode([body[:i], body[i:]]) == [SSEMessage(data="é€😀")], i
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_done_sentinel() -> None:
     out = msgs(b'data: {"a": 1}\n\ndata: [DONE]\n\n')
     assert [m.is_done for m in out] == [False, True]
     assert out[1] == SSEMessage(data="[DONE]")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_gemini_crlf_style() -> None:
     body = b'data: {"candidates": [1]}\r\n\r\ndata: {"candidates": [2]}\r\n\r\n'
     expected = [SSEMessage(data='{"candidates": [1]}'), SSEMessage(data='{"candidates": [2]}')]
@@ -354,6 +368,7 @@ def test_gemini_crlf_style() -> None:
     assert decoder.feed(body[27:29]) == expected[:1]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_final_event_without_blank_line() -> None:
     decoder = SSEDecoder()
     assert decoder.feed(b"data: a\n\ndata: b\n") == [SSEMessage(data="a")]
@@ -363,6 +378,7 @@ def test_final_event_without_blank_line() -> None:
     assert decoder.close() == [SSEMessage(event="e", data="b")]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_close_is_idempotent_and_feed_after_close_raises() -> None:
     decoder = SSEDecoder()
     decoder.feed(b"data: a")
@@ -372,6 +388,7 @@ def test_close_is_idempotent_and_feed_after_close_raises() -> None:
         decoder.feed(b"data: b\n\n")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_empty_chunks_are_ignored() -> None:
     decoder = SSEDecoder()
     assert decoder.feed(b"") == []
@@ -380,6 +397,7 @@ def test_empty_chunks_are_ignored() -> None:
     assert decoder.feed(b"\n\r\n") == [SSEMessage(data="a")]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_invalid_limits_are_refused() -> None:
     with pytest.raises(ValueError, match="positive"):
         SSEDecoder(max_line_bytes=0)
@@ -409,6 +427,7 @@ def _feed_until_error(decoder: SSEDecoder, chunks: Iterable[bytes]) -> tuple[int
     raise AssertionError("no StreamDecodeError")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_huge_line_raises_after_about_the_limit_with_bounded_memory() -> None:
     decoder = SSEDecoder(max_line_bytes=1 * MB)
     # 2 GB if it were all read: the decoder must stop after about 1 MB.
@@ -429,6 +448,7 @@ def test_a_huge_line_raises_after_about_the_limit_with_bounded_memory() -> None:
     assert again.value.offset == 1 * MB
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_huge_data_line_hits_the_event_limit_before_it_ends() -> None:
     decoder = SSEDecoder(max_line_bytes=1024 * MB, max_event_bytes=1 * MB)
     decoder.feed(b"event: x\ndata: ")  # the value starts at byte 15
@@ -440,6 +460,7 @@ def test_a_huge_data_line_hits_the_event_limit_before_it_ends() -> None:
     assert peak < 3 * MB
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_many_data_lines_hit_the_event_limit() -> None:
     decoder = SSEDecoder(max_event_bytes=1_000_000)
     line = b"data: " + b"y" * 1000 + b"\n"  # 1007 bytes; 1000 data bytes + 1 joining "\n"
@@ -449,12 +470,14 @@ def test_many_data_lines_hit_the_event_limit() -> None:
     assert info.value.offset == 999 * 1007 + 6 + 1
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_events_under_the_limit_pass() -> None:
     decoder = SSEDecoder(max_line_bytes=1006, max_event_bytes=2001)
     body = (b"data: " + b"a" * 1000 + b"\n") * 2 + b"\n"
     assert decode(byte_by_byte(body), decoder) == [SSEMessage(data="a" * 1000 + "\n" + "a" * 1000)]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_large_event_is_held_once_not_copied_per_chunk() -> None:
     # A decoder that re-joined or re-scanned its buffer per chunk would also hold copies of it;
     # memory, unlike time, can be asserted: the peak stays near the event's own size.

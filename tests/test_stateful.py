@@ -599,6 +599,7 @@ TestStitcherMachine = StitcherMachine.TestCase
 TestStitcherMachine.settings = STATEFUL_SETTINGS
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_model_knows_the_documented_warnings() -> None:
     """The model's vocabulary is the core's (so a renamed code fails here, not silently)."""
     assert ConflictingId.code == "conflicting-id"

@@ -193,6 +193,7 @@ def test_gemini_script_streams_through_the_sdk() -> None:
     assert server.requests[0].path.endswith("/models/gm:streamGenerateContent")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_responses_and_gemini_non_streamed_requests_get_json() -> None:
     async def main() -> tuple[Any, Any]:
         async with ScriptedServer([responses_script().reply(), gemini_script().reply()]) as server:
@@ -214,6 +215,7 @@ def test_responses_and_gemini_non_streamed_requests_get_json() -> None:
     assert content.usage_metadata.candidates_token_count == 4
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_hold_keeps_the_stream_open_until_the_event_is_set() -> None:
     order: list[str] = []
     release = asyncio.Event()
@@ -252,6 +254,7 @@ def test_hold_keeps_the_stream_open_until_the_event_is_set() -> None:
     assert server.timeouts == []
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_hold_timeout_is_recorded_and_the_reply_goes_on() -> None:
     never = threading.Event()
     reply = Reply.sse(
@@ -280,6 +283,7 @@ def test_hold_timeout_is_recorded_and_the_reply_goes_on() -> None:
     assert server.timeouts == ["never"]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_requests_are_recorded_and_non_streamed_requests_get_json() -> None:
     openai_reply = (
         OpenAIChatScript().text("Calling.").call("c1", "f", '{"a": 1}').finish("tool_calls")
@@ -319,6 +323,7 @@ def test_requests_are_recorded_and_non_streamed_requests_get_json() -> None:
     )
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_thread_mode_with_the_sync_client_and_error_statuses() -> None:
     reply = OpenAIChatScript().text("hello").finish().reply()
     server = ScriptedServer([reply], max_requests=2)
@@ -339,6 +344,7 @@ def test_thread_mode_with_the_sync_client_and_error_statuses() -> None:
     assert len(server.requests) == 2
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_raw_http_unknown_route_and_chunked_body() -> None:
     async def request(port: int, head: bytes, body: bytes) -> bytes:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -370,6 +376,7 @@ def test_raw_http_unknown_route_and_chunked_body() -> None:
     assert server.requests[2].json == {"a": 1}
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_cut() -> None:
     assert cut("abcdefg", 3) == ["abc", "de", "fg"]
     assert cut("ab", 5) == ["a", "b"]

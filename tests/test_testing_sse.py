@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from strategies import per_pass
 from toolstitch.decode.sse import SSEDecoder, SSEMessage
 from toolstitch.testing import Hold, Reply
 from toolstitch.testing._sse import DONE, frame, named, split
@@ -26,7 +28,8 @@ json_objects = st.dictionaries(
 names = st.none() | st.text("abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=12)
 
 
-@settings(max_examples=50, deadline=None)
+# Same code on either path (no assembler, no C): half the examples on each pass.
+@per_pass(50, settings(deadline=None))
 @given(data=json_objects, event=names)
 def test_a_framed_event_decodes_to_its_name_and_json(
     data: dict[str, Any], event: str | None
@@ -36,11 +39,13 @@ def test_a_framed_event_decodes_to_its_name_and_json(
     assert json.loads(message.data) == data
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_done_is_the_openai_sentinel() -> None:
     (message,) = decode(DONE)
     assert message.is_done
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_split_keeps_each_event_as_recorded_and_named_adds_the_type() -> None:
     stream = b'event: ping\r\ndata: {"type": "ping"}\r\n\r\n: comment\n\ndata: {"type": "x"}\n\n'
     events = split(stream)
@@ -58,6 +63,7 @@ def test_split_keeps_each_event_as_recorded_and_named_adds_the_type() -> None:
     assert named(b'data: {"type": 3}\n\n') == b'data: {"type": 3}\n\n'
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_reply_sse_places_holds_between_events() -> None:
     stream = b"data: 1\n\ndata: 2\n\n"
     reply = Reply.sse(stream, holds={0: "first", 2: "last"})

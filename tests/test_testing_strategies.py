@@ -149,6 +149,7 @@ def test_wrong_requests_are_refused(data: st.DataObject) -> None:
         data.draw(streams("anthropic", quirks=["quirk-made-up"]))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_cut_bytes_ignores_points_outside_the_body() -> None:
     assert cut_bytes(b"abcdef", [0, 2, 2, 9, 4]) == [b"ab", b"cd", b"ef"]
     assert cut_bytes(b"", [1]) == [b""]
@@ -201,6 +202,7 @@ def test_played_to_the_anthropic_sdk(stream: GeneratedStream) -> None:
 # -- without hypothesis ------------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_without_hypothesis_the_package_imports_and_the_strategies_name_the_extra() -> None:
     code = (
         "import sys\n"
@@ -222,6 +224,7 @@ def test_without_hypothesis_the_package_imports_and_the_strategies_name_the_extr
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "testing.md"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_docs_table_lists_every_quirk_and_fault_offered() -> None:
     text = DOCS.read_text(encoding="utf-8")
     table = text.split("<!-- strategies-table:start -->")[1].split("<!-- strategies-table:end -->")[
@@ -253,6 +256,7 @@ def docs_blocks() -> list[str]:
     return out
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_docs_property_finds_the_planted_bug_and_passes_the_fix() -> None:
     agents = [b for b in docs_blocks() if "def collect_calls" in b]
     (prop,) = [b for b in docs_blocks() if "def test_collect_calls" in b]

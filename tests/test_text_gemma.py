@@ -181,6 +181,7 @@ OLLAMA_ARGS = [
 ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(("written", "expected"), OLLAMA_ARGS)
 def test_peer_arguments_read_as_written(written: str, expected: dict[str, Any]) -> None:
     text = "call:f" + written
@@ -192,6 +193,7 @@ def test_peer_arguments_read_as_written(written: str, expected: dict[str, Any]) 
     check_every_chunking(text + CLOSE)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("text", "name"),
     [
@@ -208,6 +210,7 @@ def test_names(text: str, name: str) -> None:
     assert events[0] == ("start", len(text) - len(text.lstrip()))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_functiongemma_escape_delimiter() -> None:
     # vLLM docs: FunctionGemma (270M)
     text = 'call:get_weather{location:<escape>London<escape>,q:<escape>a<|"|>b<escape>}'
@@ -218,6 +221,7 @@ def test_functiongemma_escape_delimiter() -> None:
     check_every_chunking(text + "<end_function_call>", options)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_strings_stream_as_they_come() -> None:
     sink = Recorder(VARIANTS)
     body = BODIES["gemma"](sink, OPTIONS)
@@ -229,6 +233,7 @@ def test_strings_stream_as_they_come() -> None:
     assert sink.events[-1] == ("end",)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_long_string_is_not_buffered() -> None:
     value = "x" * 200_000
     events, end = read(["call:f{a:<|", '"|>', value, '<|"|>}'], limit=100)
@@ -236,6 +241,7 @@ def test_a_long_string_is_not_buffered() -> None:
     assert result(events) == ("f", {"a": value})
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_delimiter_split_anywhere_is_found() -> None:
     text = 'call:f{a:<|"|>x<|"<|"|><|<|"|>,b:1}'
     events, _ = read([text])
@@ -246,6 +252,7 @@ def test_a_delimiter_split_anywhere_is_found() -> None:
 # -- errors --------------------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("text", "expected", "end"),
     [
@@ -288,6 +295,7 @@ def test_a_malformed_call_fails_where_it_breaks_and_the_body_ends_after_it(
     check_cuts(text)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_fault_position_is_the_first_bad_character_across_pieces() -> None:
     text = 'call:get_weather{city:<|"|>Paris<|"|>,{days:3}}'
     at = text.index(",{") + 1
@@ -296,6 +304,7 @@ def test_the_fault_position_is_the_first_bad_character_across_pieces() -> None:
         assert ("fail", at, False) in events
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_cut_call_reports_nothing_more() -> None:
     # vLLM test_incomplete_tool_call: no <tool_call|>, no '}': the call is cut
     events, end = read(['call:get_weather{location:<|"|>London'])
@@ -303,6 +312,7 @@ def test_a_cut_call_reports_nothing_more() -> None:
     assert result(events) == ("get_weather", ("open", '{"location":"London'))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_depth_is_bounded() -> None:
     ok = "call:f{a:" + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "}"
     assert result(read([ok])[0])[1] == {
@@ -314,6 +324,7 @@ def test_depth_is_bounded() -> None:
     assert end == len(deep) - len(CLOSE)  # the skip ends after the call's '}'
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_key_a_bare_value_or_whitespace_longer_than_the_limit_fails_the_call() -> None:
     for text, at in [
         ("call:f{" + "k" * 30 + ":1}", 7),
@@ -326,6 +337,7 @@ def test_a_key_a_bare_value_or_whitespace_longer_than_the_limit_fails_the_call()
         assert end is not None
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_options_that_a_body_could_not_follow_are_refused() -> None:
     for options in (
         {"bogus": 1},
@@ -340,6 +352,7 @@ def test_options_that_a_body_could_not_follow_are_refused() -> None:
             BODIES["gemma"](Recorder(VARIANTS), options)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_declaration_compiles_and_declares_what_its_body_reports() -> None:
     fmt = text_format("gemma4")
     assert fmt is TEXT_FORMATS["gemma4"]

@@ -130,6 +130,7 @@ def test_what_is_held_back_is_exactly_what_may_still_become_a_marker(
             assert maximal_hold(read, scanner.held, markers), (read, scanner.held)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_rest_after_a_marker_is_handed_back_unread() -> None:
     scanner = MarkerScanner(MarkerSet(["<tool_call>", "</tool_call>"]))
     assert scanner.scan("Hello <tool_") == ("Hello ", None, "")
@@ -145,6 +146,7 @@ def test_the_rest_after_a_marker_is_handed_back_unread() -> None:
     assert scanner.held == ""
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_flush_hands_out_the_held_text() -> None:
     scanner = MarkerScanner(MarkerSet(["[TOOL_CALLS]"]))
     assert scanner.scan("ok [TOOL") == ("ok ", None, "")
@@ -152,12 +154,14 @@ def test_flush_hands_out_the_held_text() -> None:
     assert scanner.scan("_CALLS]") == ("_CALLS]", None, "")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_text_without_marker_characters_is_handed_out_at_once() -> None:
     scanner = MarkerScanner(MarkerSet(["<tool_call>"]))
     assert scanner.scan("plain words, no brackets") == ("plain words, no brackets", None, "")
     assert scanner.held == ""
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_fullwidth_markers_are_exact_code_points() -> None:
     begin = "<｜tool▁call▁begin｜>"
     scanner = MarkerScanner(MarkerSet([begin]))
@@ -165,6 +169,7 @@ def test_fullwidth_markers_are_exact_code_points() -> None:
     assert scanner.scan("a" + begin + "b") == ("a", begin, "b")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     "markers",
     [["<a>", "x<a>y"], ["<tool_call>", "<tool_call>x"], ["ab", "b"], [""]],
@@ -174,6 +179,7 @@ def test_a_set_whose_markers_contain_one_another_is_refused(markers: list[str]) 
         MarkerSet(markers)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_duplicates_are_one_marker_and_the_hold_bound_is_the_longest_less_one() -> None:
     compiled = MarkerSet(["<think>", "<think>", "</think>"])
     assert compiled.markers == ("<think>", "</think>")

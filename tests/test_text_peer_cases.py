@@ -126,6 +126,7 @@ def schema_problems(case: dict[str, Any]) -> list[str]:
     return problems
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_every_case_file_is_a_list_of_valid_cases() -> None:
     assert case_files(), f"no case files under {CASES_DIR}"
     for path in case_files():
@@ -141,16 +142,19 @@ def test_every_case_file_is_a_list_of_valid_cases() -> None:
     assert not problems, problems
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_case_ids_are_unique() -> None:
     ids = [case.get("id") for _, case in ALL_CASES]
     assert sorted({i for i in ids if ids.count(i) > 1}, key=str) == []
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_every_format_has_a_case() -> None:
     covered = {case.get("format") for _, case in ALL_CASES}
     assert [name for name in FORMATS if name not in covered] == []
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_schema_check_finds_problems() -> None:
     good = {"id": "vllm-x", "format": "hermes", "source": "s", "text": "t", "calls": []}
     assert schema_problems(good) == []

@@ -27,6 +27,7 @@ from toolstitch.testing.text_outputs import RENDERERS, Expected, text_outputs
 FORMATS = sorted(set(RENDERERS) & set(TEXT_FORMATS))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_every_format_has_a_renderer() -> None:
     assert set(TEXT_FORMATS) <= set(RENDERERS)
 

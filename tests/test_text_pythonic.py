@@ -192,6 +192,7 @@ VLLM_CASES = [
 ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(("text", "expected"), VLLM_CASES)
 def test_vllm_cases_read_as_python_reads_them(text: str, expected: list[tuple[str, Any]]) -> None:
     events, end = read([text + TAIL])
@@ -206,6 +207,7 @@ def test_vllm_cases_read_as_python_reads_them(text: str, expected: list[tuple[st
     check_cuts(text)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_every_literal_kind_maps_to_json_as_python_reads_it() -> None:
     text = (
         "[f(n=None, t=True, f=False, i=-12, big=123456789012345678901234567890, x=0x1F, "
@@ -228,6 +230,7 @@ def test_every_literal_kind_maps_to_json_as_python_reads_it() -> None:
     check_every_chunking(text)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -257,6 +260,7 @@ def test_shapes(text: str, expected: list[tuple[str, Any]]) -> None:
     check_every_chunking(text + TAIL)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_arguments_stream_as_they_come() -> None:
     sink = Recorder(VARIANTS)
     body = BODIES["pythonic"](sink, {})
@@ -268,6 +272,7 @@ def test_arguments_stream_as_they_come() -> None:
     assert sink.events[-1] == ("end",)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_long_string_is_not_buffered_and_is_read_in_one_search() -> None:
     value = "x" * 200_000
     events, end = read(["[f(a='", value, "')]"], limit=100)
@@ -278,6 +283,7 @@ def test_a_long_string_is_not_buffered_and_is_read_in_one_search() -> None:
 # -- errors and resync ---------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("text", "expected", "end"),
     [
@@ -346,6 +352,7 @@ def test_a_malformed_call_fails_where_it_breaks_and_its_siblings_stand(
     check_cuts(text)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_fault_position_is_the_first_bad_character_across_pieces() -> None:
     text = "[get_weather(city='Paris', days=three)]"
     at = text.index("three")
@@ -354,12 +361,14 @@ def test_the_fault_position_is_the_first_bad_character_across_pieces() -> None:
         assert ("fail", at, False) in events
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_cut_call_reports_nothing_more() -> None:
     events, end = read(["[f(a='unterminated"])
     assert end is None
     assert calls(events) == [("f", ("open", '{"a":"unterminated'))]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_depth_is_bounded() -> None:
     deep = "[f(a=" + "[" * MAX_DEPTH + "]" * MAX_DEPTH + ")]"
     assert calls(read([deep])[0]) == [("f", {"a": json.loads("[" * MAX_DEPTH + "]" * MAX_DEPTH)})]
@@ -367,6 +376,7 @@ def test_depth_is_bounded() -> None:
     assert calls(read([deeper])[0]) == [("f", ("failed", 5 + MAX_DEPTH, False)), ("g", {})]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_name_or_number_longer_than_the_limit_fails_the_call() -> None:
     events, _ = read(["[f(a=" + "1" * 50 + "), g()]"], limit=20)
     assert calls(events) == [("f", ("failed", 5, False)), ("g", {})]
@@ -374,6 +384,7 @@ def test_a_name_or_number_longer_than_the_limit_fails_the_call() -> None:
     assert calls(events) == [(None, ("failed", 1, True)), ("g", {})]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_parenthesis_holds_at_most_the_limit() -> None:
     events, _ = read(["[f(a=('" + "x" * 50 + "',)), g()]"], limit=20)
     ((name, args), second) = calls(events)
@@ -387,6 +398,7 @@ def test_a_parenthesis_holds_at_most_the_limit() -> None:
 # -- variants ------------------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("text", "options", "expected", "warnings", "end"),
     [
@@ -450,6 +462,7 @@ def test_variants(
     check_every_chunking(text + TAIL, options)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("text", ["", "   ", "- item", "{json}", "(1)", " 42"])
 def test_a_body_that_is_not_a_call_list_ends_at_once(text: str) -> None:
     events, end = read([text + TAIL] if text.strip() else [text])
@@ -460,11 +473,13 @@ def test_a_body_that_is_not_a_call_list_ends_at_once(text: str) -> None:
         assert end is None
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_unknown_options_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown options"):
         BODIES["pythonic"](Recorder(VARIANTS), {"brackets": True, "bogus": 1})
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_declaration_compiles_and_declares_what_its_body_reports() -> None:
     fmt = text_format("llama4_pythonic")
     assert fmt is TEXT_FORMATS["pythonic"] is text_format("pythonic")

@@ -416,6 +416,7 @@ def test_names_and_aliases() -> None:
         stitch(iter(["x"]), text_format="nope")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_issue_names_every_format_and_alias() -> None:
     wanted = {
         "hermes": "hermes", "qwen3-coder": "qwen3_coder", "mistral": "mistral",
@@ -436,6 +437,7 @@ def _declaration(**states: Any) -> dict[str, Any]:
     return {"name": "t", "states": states}
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("states", "message"),
     [
@@ -458,6 +460,7 @@ def test_a_declaration_a_reader_could_not_follow_is_refused(
         compile_format(_declaration(**states))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_every_format_says_what_it_is_and_starts_in_a_state() -> None:
     for fmt in TEXT_FORMATS.values():
         assert fmt.summary, fmt.name
@@ -513,6 +516,7 @@ def test_primed_reasoning_is_refused_by_a_format_without_reasoning() -> None:
     assert primed.text == "ok"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_every_format_declares_the_variants_its_bodies_may_report() -> None:
     """A variant a body grammar reports is one the format declares (and its docs list)."""
     for fmt in TEXT_FORMATS.values():

@@ -524,11 +524,13 @@ CASES = [
 ]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
 def test_a_body_read_whole(c: Case) -> None:
     assert whole(c.body, c.text, c.typed) == (c.expected, c.end)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
 def test_every_split_in_two_and_one_character_at_a_time(c: Case) -> None:
     expected = (c.expected, c.end)
@@ -544,6 +546,7 @@ def markers_of(body: tuple[str, str]) -> list[str]:
     return [*o.structure.markers, o.value_close, o.key_end, o.name_end or "\n"]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
 def test_splits_at_every_marker_boundary(c: Case) -> None:
     cuts: set[int] = set()
@@ -556,6 +559,7 @@ def test_splits_at_every_marker_boundary(c: Case) -> None:
     assert (joined(events), end) == (c.expected, c.end)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
 def test_a_cut_at_every_position_reports_nothing_it_takes_back(c: Case) -> None:
     complete = expanded(c.expected)
@@ -569,6 +573,7 @@ def test_a_cut_at_every_position_reports_nothing_it_takes_back(c: Case) -> None:
 # -- limits --------------------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_typed_value_past_the_limit_fails_the_call_and_the_rest_stands() -> None:
     text = (
         "<function=f>\n<parameter=n>\n123456\n</parameter>\n</function>\n"
@@ -586,6 +591,7 @@ def test_a_typed_value_past_the_limit_fails_the_call_and_the_rest_stands() -> No
         assert (joined(events), end) == (expected, len(text) - len(TAIL))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_header_past_the_limit_fails_the_call() -> None:
     text = "<function=" + "x" * 20 + ">\n</function></tool_call>" + TAIL
     expected = [("start", 0), ("fail", "more than 8 characters to hold", 18, ">", True)]
@@ -594,12 +600,14 @@ def test_a_header_past_the_limit_fails_the_call() -> None:
         assert (joined(events), end) == (expected, len(text) - len(TAIL))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_string_value_is_not_buffered_whatever_its_length() -> None:
     value = "y" * 50
     text = f"<function=f>\n<parameter=s>\n{value}\n</parameter>\n</function></tool_call>" + TAIL
     assert calls(read(QWEN, list(text), limit=8)[0]) == [("f", {"s": value})]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_string_values_stream_as_they_come() -> None:
     sink = Recorder(VARIANTS, frozenset(), ids=True, detailed=True)
     grammar = BODIES["tagged"](sink, options(*QWEN))
@@ -614,6 +622,7 @@ def test_string_values_stream_as_they_come() -> None:
 # -- options -------------------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("bad", "message"),
     [
@@ -647,6 +656,7 @@ ALIASES = {
 }
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize("name", sorted(ALIASES))
 def test_each_declaration_compiles_and_declares_what_its_bodies_report(name: str) -> None:
     fmt = compile_format(declaration(name))

@@ -78,6 +78,7 @@ def fragment_holding(fragments: list[str], offset: int) -> int:
     raise AssertionError(f"offset {offset} is past the text")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_backend_is_the_c_backend() -> None:
     # The C backend is what the performance notes assume; the slower backends are covered
     # by test_assembler.test_pure_python_backend_gives_the_same_results.
@@ -88,6 +89,7 @@ def test_backend_is_the_c_backend() -> None:
 # -- examples -----------------------------------------------------------------------------
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("fragments", "expected"),
     [
@@ -136,6 +138,7 @@ def test_a_surrogate_pair_split_across_fragments_loads_as_one_character() -> Non
     assert ready.call.parsed_arguments == {"a": "🚀"}  # loaded: one character
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_depth_up_to_the_limit_passes_and_one_more_raises() -> None:
     tok = tokenizer(max_depth=3)
     assert not tok.feed('{"a":[[')
@@ -145,6 +148,7 @@ def test_depth_up_to_the_limit_passes_and_one_more_raises() -> None:
     assert drive(['{"a":[[]]}'], tokenizer(max_depth=3)) == [CLOSED]
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_brackets_in_a_string_after_a_held_one_do_not_count() -> None:
     # The closing quote of a string held open since an earlier fragment was read as an
     # opening one by the depth pre-check: the strings after it turned inside out, and the
@@ -154,6 +158,7 @@ def test_brackets_in_a_string_after_a_held_one_do_not_count() -> None:
     assert tok.feed('y","b":"[[["}')
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     "fragments",
     [['{"a":123456}'], ['{"a":123', "456}"], ['{"a":1', "2", "3", "4", "5", "6"]],
@@ -167,6 +172,7 @@ def test_digits_limit_reports_the_first_digit_past_it(fragments: list[str]) -> N
     assert info.value.offset == text.index("6")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     "text",
     [
@@ -358,6 +364,7 @@ def test_close_offset_follows_strings_and_brackets_on_mutated_text(data: st.Data
     _check_lookahead(fragments, _reference_close(text))
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("fragments", "expected"),
     [
@@ -380,6 +387,7 @@ def test_close_offset_across_a_pending_escape(fragments: list[str], expected: li
     assert not tok.closed
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_state_before_and_after_the_close() -> None:
     tok = tokenizer()
     assert (tok.closed, tok.started, tok.depth, tok.close_offset("{}")) == (False, False, 0, 2)
@@ -438,6 +446,7 @@ def test_a_number_at_the_interpreters_digit_limit_is_accepted() -> None:
     assert ready[0].call.parsed_arguments == {"a": -int("1" * 640)}
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_the_digit_cap_is_the_lower_of_the_two_limits() -> None:
     get = getattr(sys, "get_int_max_str_digits", None)
     interpreter = get() if get is not None else 0

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from strategies import PROPERTY_SETTINGS
+from strategies import PROPERTY_SETTINGS, per_pass
 from toolstitch.schema.declarations import ToolNames, normalize_tools
 from toolstitch.vocab.errors import UnknownTool
 
@@ -19,6 +19,7 @@ WEATHER = {
 }
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     "tools",
     [
@@ -36,6 +37,7 @@ def test_every_shape(tools: Any) -> None:
     assert normalize_tools(tools) == {"get_weather": WEATHER}
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_result_is_a_copy_in_plain_dicts() -> None:
     schema = {"type": "object", "properties": {"a": {"enum": ("x", "y")}}}
     out = normalize_tools({"t": schema})
@@ -44,6 +46,7 @@ def test_result_is_a_copy_in_plain_dicts() -> None:
     assert schema["type"] == "object"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_gemini_openapi_schema_becomes_json_schema() -> None:
     declaration = {
         "name": "f",
@@ -69,6 +72,7 @@ def test_gemini_openapi_schema_becomes_json_schema() -> None:
     }
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_functions_without_parameters_and_builtin_tools() -> None:
     tools = [
         {"type": "function", "function": {"name": "now"}},
@@ -79,6 +83,7 @@ def test_functions_without_parameters_and_builtin_tools() -> None:
     assert normalize_tools(tools) == {"now": {}, "bash": {}}
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_sdk_objects_with_model_dump() -> None:
     class Declaration:
         def model_dump(self, *, exclude_none: bool) -> dict[str, Any]:
@@ -88,6 +93,7 @@ def test_sdk_objects_with_model_dump() -> None:
     assert normalize_tools([Declaration()]) == {"f": WEATHER}
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 @pytest.mark.parametrize(
     ("tools", "error", "match"),
     [
@@ -112,6 +118,7 @@ def test_errors(tools: Any, error: type[Exception], match: str) -> None:
         normalize_tools(tools)
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_a_valid_schema_is_checked_once_and_an_invalid_one_every_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -145,6 +152,7 @@ def test_a_valid_schema_is_checked_once_and_an_invalid_one_every_time(
 NAMES = ToolNames(["get_weather", "get_time", "search", "search_web"])
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_prefix_refusal_at_the_exact_character() -> None:
     name = "get_wether"
     results = [NAMES.check(name[: k + 1], complete=False) for k in range(len(name))]
@@ -160,6 +168,7 @@ def test_prefix_refusal_at_the_exact_character() -> None:
     assert error.name == "get_wet"
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_complete_names() -> None:
     assert NAMES.check("search", complete=True) is None
     assert NAMES.check("search_web", complete=True) is None
@@ -169,18 +178,21 @@ def test_complete_names() -> None:
     assert NAMES.check("", complete=False) is None
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_context_is_passed_on() -> None:
     error = NAMES.check("x", complete=False, index=3, call_id="call_1")
     assert error is not None
     assert (error.index, error.call_id, error.name) == (3, "call_1", "x")
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_no_closest_when_nothing_is_similar() -> None:
     error = NAMES.check("zzzzzz", complete=True)
     assert error is not None
     assert error.closest is None
 
 
+@pytest.mark.once  # runs no code with a native twin (tests/conftest.py)
 def test_long_lists_are_truncated_in_the_message() -> None:
     names = ToolNames(f"tool_{i}" for i in range(100))
     error = names.check("x", complete=False)
@@ -189,7 +201,8 @@ def test_long_lists_are_truncated_in_the_message() -> None:
     assert len(error.declared) == 100
 
 
-@PROPERTY_SETTINGS
+# Same code on either path (no assembler, no C): half the examples on each pass.
+@per_pass(150, PROPERTY_SETTINGS)
 @given(
     st.lists(st.text("abc_", min_size=1, max_size=6), min_size=1, max_size=8),
     st.text("abc_", max_size=8),
