@@ -42,7 +42,7 @@ from toolstitch.core.instructions import Discard, EndCall, Item, arguments
 from toolstitch.core.record import CallRecords
 from toolstitch.json.lexicon import snippet
 from toolstitch.schema.declarations import normalize_tools
-from toolstitch.text.bodies import BODIES, Body, Quiet, Steady
+from toolstitch.text.bodies import BODIES, Body, Quiet, Steady, quiet_of
 from toolstitch.text.bodies.json import STEADY_LANE
 from toolstitch.text.formats import State, TextFormat, text_format
 from toolstitch.text.headers import HEADERS, MAX_HEADER_CHARS
@@ -329,9 +329,7 @@ class TextReader:
         scanner = self._scanners.get(state.name)
         if scanner is None:
             return None
-        markers = scanner.markers
-        plain = _QUIET_PLAIN.get(state.kind, "none")
-        return Quiet(scanner.held, markers.markers, markers.firsts, plain, MAX_HEADER_CHARS)
+        return quiet_of(scanner, _QUIET_PLAIN.get(state.kind, "none"), MAX_HEADER_CHARS)
 
     def skipped(
         self, chars: int, escape: bool, lines: int = 0, tail: int = 0, newline: bool = False

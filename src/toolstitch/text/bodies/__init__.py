@@ -39,6 +39,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
+from toolstitch.text.markers import MarkerScanner
+
 __all__ = [
     "BODIES",
     "BODY_VARIANTS",
@@ -49,6 +51,7 @@ __all__ = [
     "CallSink",
     "Quiet",
     "Steady",
+    "quiet_of",
     "variants_of",
 ]
 
@@ -169,6 +172,13 @@ class Quiet(NamedTuple):
     stops: str
     plain: str = "none"
     room: int = 0
+
+
+def quiet_of(scanner: MarkerScanner, plain: str = "none", room: int = 0) -> Quiet:
+    """What pieces give nothing while ``scanner`` is the one reading (``Quiet``): its held
+    text and its markers, with the plain text the state reads silently."""
+    markers = scanner.markers
+    return Quiet(scanner.held, markers.markers, markers.firsts, plain, room)
 
 
 # A body whose end lies inside text it held back from earlier pieces (a possible marker

@@ -155,9 +155,7 @@ class PythonStrings:
             return end
         c = text[end]
         if c == "\\":
-            self._esc = ""
-            self._esc_at = self._base + end
-            self._mode = self._escape
+            self._begin_escape(self._base + end)
         elif c == "\n":
             return self._fault("an unterminated string", end, f"the closing {self._quote}")
         elif self._qrun < 0:
@@ -180,6 +178,12 @@ class PythonStrings:
         self._emit('"')
         self._mode = self._after_value
         return pos
+
+    def _begin_escape(self, at: int) -> None:
+        """A backslash at ``at`` begins an escape: the next character says which."""
+        self._esc = ""
+        self._esc_at = at
+        self._mode = self._escape
 
     def _escaped(self, char: str) -> None:
         if char:
@@ -285,6 +289,4 @@ class PythonStrings:
         begins an escape, if ``escape``)."""
         self._base += chars
         if escape:
-            self._esc = ""
-            self._esc_at = self._base - 1
-            self._mode = self._escape
+            self._begin_escape(self._base - 1)

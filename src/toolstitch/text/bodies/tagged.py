@@ -72,7 +72,15 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, Final
 
-from toolstitch.text.bodies import BODIES, BODY_VARIANTS, VARIANTS_OF, CallSink, Quiet, Steady
+from toolstitch.text.bodies import (
+    BODIES,
+    BODY_VARIANTS,
+    VARIANTS_OF,
+    CallSink,
+    Quiet,
+    Steady,
+    quiet_of,
+)
 from toolstitch.text.literals import json_string, typed_value
 from toolstitch.text.markers import MarkerScanner, MarkerSet
 
@@ -340,13 +348,13 @@ class TaggedBody:
         if not self._opened:  # its first piece enters the name
             return None
         if state in (_BETWEEN, _ARGS, _VALUE_OPEN):
-            return _quiet(self._s, "whitespace", self._sink.limit)
+            return quiet_of(self._s, "whitespace", self._sink.limit)
         if state in (_NAME, _KEY):
             scanner = self._hn if state == _NAME else self._hk
             room = self._sink.limit if self._failed else self._sink.limit - self._buffered
-            return _quiet(scanner, "any", max(room, 0))
+            return quiet_of(scanner, "any", max(room, 0))
         if state == _VALUE and self._v.held:  # inside what may be the close tag
-            return _quiet(self._v, "none", 0)
+            return quiet_of(self._v, "none", 0)
         return None
 
     def laned(self, piece: str) -> None:
@@ -669,11 +677,6 @@ class TaggedBody:
         _, marker, rest = self._scan(self._s, rest)
         self._skip_marker(marker)
         return rest
-
-
-def _quiet(scanner: MarkerScanner, plain: str, room: int) -> Quiet:
-    markers = scanner.markers
-    return Quiet(scanner.held, markers.markers, markers.firsts, plain, room)
 
 
 BODIES["tagged"] = TaggedBody
